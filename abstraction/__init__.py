@@ -1,0 +1,1 @@
+"""Card abstraction (suit isomorphism, features, clustering, bucket tables) and action abstraction."""

@@ -1,0 +1,1 @@
+"""Offline solving: MCCFR over the abstract game, strategy storage, leaf strategies."""

@@ -1,0 +1,1 @@
+"""Measuring agents: matches, mbb/g with confidence intervals, exploitability, LBR, AIVAT."""

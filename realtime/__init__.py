@@ -1,0 +1,1 @@
+"""Online solving: subgames from a live state, gadgets, leaf evaluators, search agents."""
