@@ -1,0 +1,5 @@
+import sys
+
+from pokerbot.cli import main
+
+sys.exit(main())

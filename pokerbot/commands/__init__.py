@@ -1,0 +1,1 @@
+"""One module per ``pokerbot`` subcommand (see :mod:`pokerbot.cli`)."""
