@@ -31,11 +31,11 @@ Policy = Mapping[str, Mapping[str, float]]
 
 
 def board_text(state: State) -> str:
-    """The visible board grouped by round: '' preflop, '/2c3c4c' on the flop, '/2c3c4c/5d' ..."""
+    """The visible board grouped by round, as in MATCHSTATE: '' preflop, '/2c3c4c' on the flop, ..."""
     game = state.game
-    return "".join(
-        "/" + format_cards(state.board_cards[game.board_cards_before(r) : game.board_cards_through(r)])
-        for r in range(1, state.round + 1)
+    return "/".join(
+        format_cards(state.board_cards[game.board_cards_before(r) : game.board_cards_through(r)])
+        for r in range(state.round + 1)
     )
 
 
