@@ -198,7 +198,7 @@ def hand_index(round_, cards):
 
     >>> import numpy as np
     >>> int(hand_index(0, np.array([51, 47])))  # AsKs
-    77
+    168
     """
     nb = 0
     if round_ == 1:
@@ -413,7 +413,7 @@ def hand_unindex(round_: int, index: int) -> np.ndarray:
 
     >>> from pokerbot.cards import format_cards
     >>> format_cards(hand_unindex(0, 168))
-    'AcAd'
+    'KcAc'
     """
     n = num_classes(round_)
     if not 0 <= int(index) < n:
@@ -444,7 +444,7 @@ def hand_index_batch(round_: int, cards: np.ndarray) -> np.ndarray:
 
     >>> import numpy as np
     >>> hand_index_batch(0, np.array([[51, 47], [50, 46]])).tolist()
-    [77, 77]
+    [168, 168]
     """
     r = _check_round(round_)
     arr = np.ascontiguousarray(cards)
