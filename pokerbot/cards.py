@@ -62,7 +62,7 @@ def format_card(card: int) -> str:
 
 
 def parse_cards(text: str) -> list[int]:
-    """Parse concatenated cards ("AsKd" -> [51, 46]); spaces are ignored."""
+    """Parse concatenated cards ("AsKd" -> [51, 45]); spaces are ignored."""
     text = text.replace(" ", "")
     if len(text) % 2:
         raise CardError(f"odd number of characters in card string {text!r}")
