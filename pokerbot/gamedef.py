@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -99,7 +100,8 @@ class GameDef:
         if any(s != UNLIMITED_STACK for s in self.stack):
             lines.append("stack = " + " ".join(map(str, self.stack)))
         lines.append("blind = " + " ".join(map(str, self.blind)))
-        if not self.nolimit:
+        if not self.nolimit or any(self.raise_size):
+            # No-limit games ignore raiseSize, but keep it so that the text reads back equal.
             lines.append("raiseSize = " + " ".join(map(str, self.raise_size)))
         lines.append("firstPlayer = " + " ".join(str(p + 1) for p in self.first_player))
         if any(m != UNLIMITED_RAISES for m in self.max_raises):
@@ -161,11 +163,10 @@ def parse_gamedef(text: str, name: str = "") -> GameDef:
         if lower in ("limit", "nolimit"):
             betting = lower
             continue
-        key, _, rest = lower.partition("=")
-        key = key.strip()
-        if not _:
-            # ACPC also accepts "key value" without '='.
-            key, _, rest = lower.partition(" ")
+        # "key = v1 v2", "key=v1" or, as ACPC also accepts, "key v1" (any whitespace).
+        match = re.match(r"([^\s=]*)(.*)", lower)
+        assert match is not None
+        key, rest = match.group(1), match.group(2)
         if key in _LIST_KEYS:
             fields[_LIST_KEYS[key]] = _parse_ints(key, rest, line_no)
         elif key in _SCALAR_KEYS:
