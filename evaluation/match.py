@@ -1,0 +1,279 @@
+"""Matches between two agents: in-process for speed, or over ACPC sockets through the dealer.
+
+Both ways deal the same cards as the reference ACPC dealer with the same seed,
+rotate seats the same way (agent A is player 0 in hand 0, player 1 in hand 1,
+...), show each agent only what an ACPC player sees, and write the same
+ACPC-format log line by line as the hands finish. So an in-process match and
+the same match over sockets produce the same hands.
+
+Duplicate mode plays every deal twice (hands 2k and 2k+1 share their cards;
+the rotation swaps the seats), which removes most of the luck of the cards;
+the confidence interval is then computed over pairs.
+
+>>> from pokerbot.bots import make_agent
+>>> from pokerbot.gamedef import load_game
+>>> game = load_game("kuhn")
+>>> r = play_match(make_agent("raise", game), make_agent("call", game), game, hands=200, seed=7,
+...                progress=False)
+>>> r.hands, r.chips.shape, r.names
+(200, (200,), ('raise', 'call'))
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaluation.stats import WinRate, win_rate
+from pokerbot.agent import Agent, legal_or_call
+from pokerbot.errors import PokerbotError
+from pokerbot.gamedef import GameDef
+from pokerbot.matchstate import MatchState
+from pokerbot.protocol.deal import AcpcDeck
+from pokerbot.protocol.dealer import (
+    Dealer,
+    DealerConfig,
+    player0_seat_of,
+    player_to_seat,
+    seat_to_player,
+)
+from pokerbot.protocol.log import LogWriter, format_score_line
+from pokerbot.state import State
+
+
+@dataclass
+class MatchResult:
+    """Agent A's results. ``chips[i]``: chips A won in hand ``i``."""
+
+    names: tuple[str, str]
+    game: GameDef
+    chips: np.ndarray
+    duplicate: bool = False
+    seconds: float = 0.0
+    log_path: str | None = None
+    over_acpc: bool = False
+    error: str | None = None
+    extra: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def hands(self) -> int:
+        return int(self.chips.size)
+
+    @property
+    def win_rate(self) -> WinRate:
+        """A's mbb/g and 95% CI (over duplicate pairs in duplicate mode)."""
+        return win_rate(self.chips, self.game, pair=self.duplicate)
+
+    @property
+    def mbb(self) -> float:
+        return self.win_rate.mbb
+
+    @property
+    def ci95(self) -> float:
+        return self.win_rate.ci95
+
+    @property
+    def hands_per_second(self) -> float:
+        return self.hands / self.seconds if self.seconds > 0 else math.inf
+
+    def summary(self) -> str:
+        """One line: A's result against B."""
+        mode = " duplicate" if self.duplicate else ""
+        how = "over ACPC" if self.over_acpc else "in-process"
+        a, b = self.names
+        return (
+            f"{a} vs {b} ({self.game.name}, {how}{mode}): {a} {self.win_rate}, "
+            f"{self.hands_per_second:,.0f} hands/s"
+        )
+
+
+class MatchAborted(PokerbotError):
+    """A match stopped before its last hand; ``result`` holds every hand finished before."""
+
+    def __init__(self, message: str, result: MatchResult) -> None:
+        super().__init__(message)
+        self.result = result
+
+
+def _clean_name(name: str, fallback: str) -> str:
+    text = "".join(c if c not in ":|\r\n " else "_" for c in (name or ""))
+    return text or fallback
+
+
+def match_names(agent_a: Agent, agent_b: Agent) -> tuple[str, str]:
+    """Names for the log: the agents' names, made distinct and free of ':' and '|'."""
+    a = _clean_name(getattr(agent_a, "name", ""), "A")
+    b = _clean_name(getattr(agent_b, "name", ""), "B")
+    if a == b:
+        a, b = f"{a}-A", f"{b}-B"
+    return a, b
+
+
+def _view(state: State, viewer: int) -> MatchState:
+    """What ``viewer`` sees: its cards, the visible board, others' cards only at a showdown."""
+    show = state.is_showdown()
+    holes = [h if p == viewer or (show and not state.folded[p]) else () for p, h in enumerate(state.hole_cards)]
+    return MatchState(viewer, state.with_cards(holes, state.visible_board))
+
+
+def _progress(total: int, enabled: bool, desc: str):  # type: ignore[no-untyped-def]
+    from tqdm import tqdm
+
+    return tqdm(total=total, disable=not enabled, unit="hand", desc=desc, file=sys.stderr,
+                mininterval=0.5, dynamic_ncols=True)
+
+
+def play_match(
+    agent_a: Agent,
+    agent_b: Agent,
+    game: GameDef,
+    hands: int,
+    seed: int,
+    duplicate: bool = False,
+    log_path: str | os.PathLike[str] | None = None,
+    progress: bool = True,
+    over_acpc: bool = False,
+    match_name: str = "match",
+    t_response_ms: int = 600_000,
+    on_hand: Callable[[int, float], None] | None = None,
+) -> MatchResult:
+    """Play ``hands`` hands between A and B; return A's per-hand chips, mbb/g and 95% CI.
+
+    ``seed`` fixes the cards (as the ACPC dealer's seed does); the agents'
+    own randomness is theirs to seed. ``over_acpc`` runs the match through
+    :class:`~pokerbot.protocol.dealer.Dealer` on loopback sockets with each
+    agent behind an ACPC client thread. The log (if ``log_path``) is written as
+    the hands finish. Raises :class:`MatchAborted` (holding the finished hands)
+    if the match stops early.
+    """
+    if hands <= 0:
+        raise PokerbotError(f"a match needs at least one hand, got {hands}")
+    if game.num_players != 2:
+        raise PokerbotError(f"matches are heads-up; {game.name} has {game.num_players} players")
+    if duplicate and hands % 2:
+        raise PokerbotError(f"duplicate matches play deals in pairs: use an even number of hands, not {hands}")
+    names = match_names(agent_a, agent_b)
+    runner = _play_acpc if over_acpc else _play_local
+    return runner(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
+                  t_response_ms, on_hand)
+
+
+def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
+                t_response_ms, on_hand):  # type: ignore[no-untyped-def]
+    chips = np.zeros(hands, dtype=np.float64)
+    seats = (agent_a, agent_b)
+    deck = AcpcDeck(game, seed)
+    log = LogWriter(log_path)
+    log.write(f"# name/game/hands/seed {match_name} {game.name} {hands} {seed}")
+    log.write(f"# in-process match by pokerbot{', duplicate deals' if duplicate else ''}")
+    done = 0
+    start = time.perf_counter()
+    bar = _progress(hands, progress, f"{names[0]} vs {names[1]}")
+    totals = [0.0, 0.0]
+    dealt: tuple[list[list[int]], list[int]] = ([], [])
+    try:
+        for agent in seats:
+            agent.begin_match(game)
+        for hand in range(hands):
+            if not duplicate or hand % 2 == 0:
+                dealt = deck.deal()
+            p0 = player0_seat_of(hand, 2, False)
+            by_player = [seats[player_to_seat(2, p0, p)] for p in range(2)]
+            state = State.initial(game, hand, dealt[0], dealt[1])
+            for seat in range(2):
+                player = seat_to_player(2, p0, seat)
+                seats[seat].begin_hand(_view(state, player))
+            while not state.finished:
+                actor = state.current_player
+                action = by_player[actor].act(_view(state, actor))
+                state = state.apply(legal_or_call(state, action))
+            values = state.payoffs()
+            log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
+            for seat in range(2):
+                player = seat_to_player(2, p0, seat)
+                seats[seat].end_hand(_view(state, player))
+                totals[seat] += values[player]
+            chips[hand] = values[seat_to_player(2, p0, 0)]
+            done = hand + 1
+            if on_hand is not None:
+                on_hand(hand, chips[hand])
+            bar.update(1)
+        log.write(format_score_line(totals, names))
+    except BaseException as exc:
+        result = MatchResult(names, game, chips[:done].copy(), duplicate, time.perf_counter() - start,
+                             str(log_path) if log_path else None, False, f"{type(exc).__name__}: {exc}")
+        log.write(f"# ERROR: {type(exc).__name__}: {exc} (after {done} finished hands)")
+        if isinstance(exc, Exception):
+            raise MatchAborted(f"match stopped after {done} hands: {type(exc).__name__}: {exc}", result) from exc
+        raise
+    finally:
+        bar.close()
+        log.close()
+    return MatchResult(names, game, chips, duplicate, time.perf_counter() - start,
+                       str(log_path) if log_path else None, False)
+
+
+def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
+               t_response_ms, on_hand):  # type: ignore[no-untyped-def]
+    from pokerbot.protocol.client import play_acpc
+
+    chips = np.zeros(hands, dtype=np.float64)
+    done = [0]
+    bar = _progress(hands, progress, f"{names[0]} vs {names[1]} (ACPC)")
+
+    def hand_done(hand: int, seat_values: list[float]) -> None:
+        chips[hand] = seat_values[0]
+        done[0] = hand + 1
+        if on_hand is not None:
+            on_hand(hand, seat_values[0])
+        bar.update(1)
+
+    config = DealerConfig(
+        match_name, game, hands, seed, list(names), log=log_path is not None,
+        log_file=str(log_path) if log_path else None, quiet=True, duplicate=duplicate,
+        t_response_ms=t_response_ms, t_hand_ms=max(600_000, t_response_ms),
+        t_per_hand_ms=max(7_000, t_response_ms), start_timeout_ms=30_000,
+    )
+    dealer_err = io.StringIO()
+    dealer = Dealer(config, out=io.StringIO(), err=dealer_err, on_hand=hand_done)
+    ports = dealer.listen()
+    client_errors: list[str] = []
+
+    def run_client(agent: Agent, port: int) -> None:
+        try:
+            play_acpc(agent, game, "127.0.0.1", port, idle_timeout=None, err=dealer_err)
+        except Exception as exc:  # reported through the dealer's error and the result
+            client_errors.append(f"{agent.name}: {type(exc).__name__}: {exc}")
+
+    threads = [
+        threading.Thread(target=run_client, args=(agent, port), daemon=True, name=f"acpc-client-{port}")
+        for agent, port in zip((agent_a, agent_b), ports)
+    ]
+    start = time.perf_counter()
+    for t in threads:
+        t.start()
+    try:
+        result = dealer.play()
+    finally:
+        bar.close()
+    for t in threads:
+        t.join(timeout=10)
+    seconds = time.perf_counter() - start
+    if result.error is not None:
+        why = result.error + (f" ({'; '.join(client_errors)})" if client_errors else "")
+        partial = MatchResult(names, game, chips[: done[0]].copy(), duplicate, seconds,
+                              str(log_path) if log_path else None, True, why)
+        raise MatchAborted(f"match stopped after {done[0]} hands: {why}", partial)
+    out = MatchResult(names, game, chips, duplicate, seconds, str(log_path) if log_path else None, True)
+    warnings = [line for line in dealer_err.getvalue().splitlines() if line.startswith("WARNING")]
+    if warnings:
+        out.extra["dealer_warnings"] = warnings
+    return out

@@ -1,0 +1,71 @@
+"""The interface every playing agent implements.
+
+An agent is told when a match and each hand begin, asked for an action when it
+is to act, and shown the final view of each hand. The same agent plays
+in-process (:func:`evaluation.match.play_match`) and over the ACPC protocol
+(:mod:`pokerbot.protocol.client`); in both it sees exactly what an ACPC player
+sees: a :class:`~pokerbot.matchstate.MatchState` holding its own hole cards,
+the visible board and the betting, and the opponents' cards only at a showdown.
+
+>>> from pokerbot.gamedef import load_game
+>>> from pokerbot.matchstate import parse_matchstate
+>>> from pokerbot.state import CALL
+>>> class Caller(Agent):
+...     name = "caller"
+...     def act(self, view):
+...         return CALL
+>>> game = load_game("kuhn")
+>>> view = parse_matchstate(game, "MATCHSTATE:0:0::Ks|")
+>>> view.is_my_turn, Caller().act(view)
+(True, Action(kind=<ActionType.CALL: 1>, size=0))
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+from pokerbot.gamedef import GameDef
+from pokerbot.matchstate import MatchState
+from pokerbot.state import CALL, Action, State
+
+
+class Agent(ABC):
+    """A poker player. Subclasses implement :meth:`act`; the other hooks are optional.
+
+    The order of calls is ``begin_match`` once, then per hand ``begin_hand``,
+    ``act`` zero or more times (only when ``view.is_my_turn``) and ``end_hand``
+    with the final view.
+    """
+
+    name: str = "agent"
+
+    def begin_match(self, game: GameDef) -> None:
+        """Called once before the first hand."""
+
+    def begin_hand(self, view: MatchState) -> None:
+        """Called with the first view of each hand (blinds posted, own cards dealt)."""
+
+    @abstractmethod
+    def act(self, view: MatchState) -> Action:
+        """The action to take; called only when ``view.is_my_turn``. Must be legal."""
+
+    def end_hand(self, view: MatchState) -> None:
+        """Called with the final view of each hand (opponents' cards if there was a showdown)."""
+
+
+def legal_or_call(state: State, action: Action) -> Action:
+    """``action`` repaired the way the ACPC dealer would (raise sizes clamped), or a call.
+
+    Used by the runners when an agent returns an illegal action, so one bad
+    answer never stops a match (the dealer would turn it into a call too).
+
+    >>> from pokerbot.gamedef import load_game
+    >>> from pokerbot.state import FOLD, raise_to
+    >>> s = State.initial(load_game("hunl"))
+    >>> str(legal_or_call(s, raise_to(50))), str(legal_or_call(s.apply(CALL), FOLD))
+    ('r200', 'c')
+    """
+    try:
+        return state.fix_action(action)
+    except Exception:
+        return CALL
