@@ -277,3 +277,41 @@ def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progres
     if warnings:
         out.extra["dealer_warnings"] = warnings
     return out
+
+
+def baseline_demo(
+    spec_a: str = "equity",
+    spec_b: str = "random",
+    game: GameDef | str = "hunl",
+    hands: int = 4000,
+    seed: int = 0,
+    duplicate: bool = True,
+    progress: bool = True,
+    out: io.TextIOBase | None = None,
+) -> MatchResult:
+    """The demo's match: two agents by spec, in-process, each one's mbb/g and 95% CI printed.
+
+    Reusable by a longer demo (say, a freshly trained blueprint as ``spec_a``).
+
+    >>> r = baseline_demo("raise", "call", game="kuhn", hands=100, progress=False, out=io.StringIO())
+    >>> r.hands
+    100
+    """
+    from pokerbot.bots import make_agent
+    from pokerbot.gamedef import load_game
+
+    out = out if out is not None else sys.stdout
+    g = load_game(game) if isinstance(game, str) else game
+    if duplicate and hands % 2:
+        hands += 1
+    agent_a = make_agent(spec_a, g, seed=2 * seed + 1)
+    agent_b = make_agent(spec_b, g, seed=2 * seed + 2)
+    result = play_match(agent_a, agent_b, g, hands, seed, duplicate=duplicate, progress=progress)
+    a, b = result.names
+    rate = result.win_rate
+    kind = "duplicate " if duplicate else ""
+    print(f"{g.name}: {result.hands} {kind}hands in {result.seconds:.1f} s "
+          f"({result.hands_per_second:,.0f} hands/s), seed {seed}", file=out)
+    print(f"  {a:>12}: {rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI)", file=out)
+    print(f"  {b:>12}: {-rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI)", file=out)
+    return result
