@@ -1,0 +1,56 @@
+"""Shared helpers for the engine tests: dealing and random legal play."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+
+import pytest
+
+from pokerbot.gamedef import GameDef
+from pokerbot.state import CALL, FOLD, RAISE, ActionType, State, raise_to
+
+DATA = Path(__file__).parent / "data"
+
+
+def deal(game: GameDef, rng: random.Random) -> tuple[list[list[int]], list[int]]:
+    """Random hole cards for every player and a full board, from the game's ACPC deck."""
+    cards = game.deck()
+    rng.shuffle(cards)
+    k = game.num_hole_cards
+    holes = [cards[p * k : (p + 1) * k] for p in range(game.num_players)]
+    start = game.num_players * k
+    return holes, cards[start : start + game.total_board_cards]
+
+
+def random_raise_size(lo: int, hi: int, rng: random.Random) -> int:
+    """A raise-to total in [lo, hi], weighted towards the edges where the rules bite."""
+    u = rng.random()
+    if u < 0.25:
+        return lo
+    if u < 0.40:
+        return hi
+    if u < 0.55:
+        return min(hi, lo + rng.randint(0, 3))
+    if u < 0.65:
+        return max(lo, hi - rng.randint(0, 3))
+    return rng.randint(lo, hi)
+
+
+def random_action(state: State, rng: random.Random, p_fold: float = 0.12, p_raise: float = 0.35):
+    """A random legal action of the player to act."""
+    kinds = state.legal_kinds()
+    u = rng.random()
+    if ActionType.FOLD in kinds and u < p_fold:
+        return FOLD
+    if ActionType.RAISE in kinds and u < p_fold + p_raise:
+        if not state.game.nolimit:
+            return RAISE
+        lo, hi = state.raise_bounds()
+        return raise_to(random_raise_size(lo, hi, rng))
+    return CALL
+
+
+@pytest.fixture
+def rng() -> random.Random:
+    return random.Random(12345)
