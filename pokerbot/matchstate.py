@@ -52,7 +52,7 @@ def _parse_common(game: GameDef, text: str) -> State:
     if len(parts) != 3:
         raise MatchStateError(f"expected <hand>:<betting>:<cards>, got {text!r}")
     hand_text, betting, cards_text = parts
-    if not hand_text.isdigit():
+    if not (hand_text.isascii() and hand_text.isdigit()):
         raise MatchStateError(f"bad hand number {hand_text!r}")
     try:
         betting_state = State.from_betting(game, betting, hand_id=int(hand_text))
@@ -88,7 +88,7 @@ def parse_matchstate(game: GameDef, text: str) -> MatchState:
     if not text.startswith("MATCHSTATE:"):
         raise MatchStateError(f"not a MATCHSTATE: {text!r}")
     viewer_text, sep, rest = text[len("MATCHSTATE:") :].partition(":")
-    if not sep or not viewer_text.isdigit() or int(viewer_text) >= game.num_players:
+    if not sep or not (viewer_text.isascii() and viewer_text.isdigit()) or int(viewer_text) >= game.num_players:
         raise MatchStateError(f"bad viewing player in {text!r}")
     return MatchState(int(viewer_text), _parse_common(game, rest))
 

@@ -73,7 +73,7 @@ def parse_action(text: str, nolimit: bool) -> tuple[Action, int]:
         raise BettingStringError(f"unknown action character {text[0]!r}")
     if kind == ActionType.RAISE and nolimit:
         end = 1
-        while end < len(text) and text[end].isdigit():
+        while end < len(text) and text[end] in "0123456789":  # ASCII only: str.isdigit takes '²'
             end += 1
         if end == 1:
             raise BettingStringError(f"no-limit raise without a size in {text!r}")
