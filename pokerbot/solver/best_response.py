@@ -1,0 +1,142 @@
+"""Exact best responses, exploitability and expected values on a public tree.
+
+Everything works on *strategy arrays* (see :mod:`pokerbot.solver.kernels`): one
+array over the tree's slots holding both players' behaviour strategies. For a
+policy dict keyed by infoset keys use :func:`policy_to_strategy` first, or the
+one-call helpers in :mod:`pokerbot.solver` (``policy_exploitability``,
+``policy_value``).
+
+Values are chips for the given seat, averaged over the deal (or over the root
+ranges of a subgame); exploitability is ``(BR0 + BR1) / 2`` in mbb/g, i.e.
+``1000 * chips / game.big_blind``.
+
+>>> from pokerbot.gamedef import load_game
+>>> from pokerbot.solver.tree import build_tree
+>>> tree = build_tree(load_game("leduc"))
+>>> round(exploitability(tree, uniform_strategy(tree)), 1)
+2373.6
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from pokerbot.solver import kernels as K
+from pokerbot.solver.tree import PublicTree, SolverError
+
+
+def uniform_strategy(tree: PublicTree) -> np.ndarray:
+    """The strategy array that plays every menu action with equal probability."""
+    out = np.empty(tree.num_slots)
+    for p in range(2):
+        K.normalize(tree.decision_nodes[p], tree.num_children, tree.slot, tree.num_hands[p], np.zeros(tree.num_slots), out)
+    return out
+
+
+def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """Root reach vectors: ``ranges`` (default all ones) with hands blocked by the root board zeroed."""
+    out = []
+    b = tree.root_board
+    for p in range(2):
+        if ranges is None:
+            r = np.ones(tree.num_hands[p])
+        else:
+            r = np.asarray(ranges[p], dtype=np.float64)
+            if r.shape != (tree.num_hands[p],):
+                raise SolverError(f"range of player {p} has shape {r.shape}, the tree has {tree.num_hands[p]} hands")
+            if np.any(r < 0) or not np.all(np.isfinite(r)):
+                raise SolverError(f"range of player {p} has negative or non-finite weights")
+        out.append(np.ascontiguousarray(r * tree.valid[p][b]))
+    return out[0], out[1]
+
+
+def _args(tree: PublicTree, trav: int) -> tuple:
+    o = 1 - trav
+    return (
+        tree.kind, tree.player, tree.first_child, tree.num_children, tree.slot, tree.board, tree.amount,
+        tree.sd_row, tree.chance_weight,
+        tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o],
+        tree.sd_order[trav], tree.sd_strength[trav], tree.sd_order[o], tree.sd_strength[o],
+    )
+
+
+_EMPTY = np.zeros(0)
+
+
+def _work(tree: PublicTree, trav: int) -> tuple:
+    """Per-depth work buffers of the traversal kernel for ``trav`` (cached on the tree)."""
+    cache = tree.__dict__.setdefault("_work_cache", {})
+    if trav not in cache:
+        depth = int(K.tree_depth(tree.first_child, tree.num_children)) + 1
+        dec = tree.kind == K.DECISION
+        max_actions = int(tree.num_children[dec].max()) if dec.any() else 1
+        nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
+        cache[trav] = (
+            np.zeros((depth, nt)), np.zeros((depth, no)), np.zeros((depth, nt)),
+            np.zeros((depth, max_actions, nt)), np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.int64),
+            np.zeros(52),
+        )
+    return cache[trav]
+
+
+def _run(tree: PublicTree, trav: int, r: tuple[np.ndarray, np.ndarray], mode: int, strat: np.ndarray) -> np.ndarray:
+    out = K.traverse(trav, r[trav], r[1 - trav], mode, *_args(tree, trav), _EMPTY, _EMPTY, strat, 1.0, 1.0, 1.0, False, *_work(tree, trav))
+    return out.copy()
+
+
+def counterfactual_values(
+    tree: PublicTree, strat: np.ndarray, trav: int, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    best_response: bool = False,
+) -> np.ndarray:
+    """Root counterfactual values of ``trav``'s hands (under ``strat``, or best-responding to it)."""
+    r = root_ranges(tree, ranges)
+    mode = K.MODE_BR if best_response else K.MODE_EVAL
+    _check(tree, strat)
+    return _run(tree, trav, r, mode, strat)
+
+
+def _norm(tree: PublicTree, r: tuple[np.ndarray, np.ndarray]) -> float:
+    """Total weight of compatible (hand0, hand1) pairs at the root."""
+    compat = K.fold_values(r[1], tree.hands[0], tree.hands[1], tree.same[0], 1.0)
+    total = float(np.dot(r[0], compat))
+    if total <= 0.0:
+        raise SolverError("the root ranges have no compatible pair of hands")
+    return total
+
+
+def best_response_values(
+    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None
+) -> tuple[float, float]:
+    """(BR0, BR1): chips won per hand by each seat best-responding to the other's part of ``strat``."""
+    _check(tree, strat)
+    r = root_ranges(tree, ranges)
+    norm = _norm(tree, r)
+    out = []
+    for p in range(2):
+        v = _run(tree, p, r, K.MODE_BR, strat)
+        out.append(float(np.dot(r[p], v)) / norm)
+    return out[0], out[1]
+
+
+def expected_value(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """Chips per hand won by player 0 when both play ``strat``."""
+    _check(tree, strat)
+    r = root_ranges(tree, ranges)
+    v = _run(tree, 0, r, K.MODE_EVAL, strat)
+    return float(np.dot(r[0], v)) / _norm(tree, r)
+
+
+def nash_conv(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """BR0 + BR1 in chips (zero at a Nash equilibrium)."""
+    b0, b1 = best_response_values(tree, strat, ranges)
+    return b0 + b1
+
+
+def exploitability(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+    """(BR0 + BR1) / 2 in mbb/g: ``1000 * chips / big blind``."""
+    return 1000.0 * nash_conv(tree, strat, ranges) / 2.0 / tree.game.big_blind
+
+
+def _check(tree: PublicTree, strat: np.ndarray) -> None:
+    if not isinstance(strat, np.ndarray) or strat.shape != (tree.num_slots,) or strat.dtype != np.float64:
+        raise SolverError(f"a strategy array for this tree is float64 of shape ({tree.num_slots},)")

@@ -1,0 +1,292 @@
+"""The CFR family over public trees: CFR, CFR+, Linear CFR and Discounted CFR.
+
+All four are one update rule with per-iteration factors. On iteration ``t``
+(1-based), for every decision node of the updating player and every hand::
+
+    R <- R * (d_pos if R > 0 else d_neg) + (v(a) - v)     # then R <- max(R, 0) for CFR+
+    S <- S * d_avg + reach * sigma(a)
+
+=========  =====================  =====================  ============  ============
+algorithm  d_pos                  d_neg                  clip at 0     d_avg
+=========  =====================  =====================  ============  ============
+cfr        1                      1                      no            weighting
+cfr+       1                      1                      yes           weighting
+lcfr       (t-1)/t                (t-1)/t                no            weighting
+dcfr       s^a/(s^a+1), s=t-1     s^b/(s^b+1)            no            weighting
+=========  =====================  =====================  ============  ============
+
+``weighting`` of the average strategy is ``((t-1)/t) ** gamma``: gamma 0 is a
+uniform average, 1 linear (weights t), 2 quadratic (weights ~t^2). Defaults:
+cfr uniform, cfr+ and lcfr linear, dcfr gamma = 2 (with alpha = 1.5, beta = 0).
+
+Updates are *alternating* by default (player 0 updates, then player 1 sees its
+new strategy); ``alternating=False`` gives simultaneous updates (both players
+update against the same current strategies).
+
+>>> from pokerbot.gamedef import load_game
+>>> result = solve(load_game("kuhn"), "cfr+", iterations=200)
+>>> round(result.value, 3), result.exploitability() < 1.0
+(-0.056, True)
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from pokerbot.gamedef import GameDef, load_game
+from pokerbot.solver import kernels as K
+from pokerbot.solver.best_response import (
+    _args,
+    _work,
+    best_response_values,
+    expected_value,
+    exploitability,
+    root_ranges,
+)
+from pokerbot.solver.tree import BetMenu, PublicTree, SolverError, build_tree
+from pokerbot.state import State
+
+ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr")
+_AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
+_ALG_CODE = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFR_PLUS, "lcfr": K.ALG_LCFR, "dcfr": K.ALG_DCFR}
+
+
+class Solver:
+    """A CFR-family solver over a :class:`PublicTree`, optionally from given root ranges.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> from pokerbot.solver.tree import build_tree
+    >>> s = Solver(build_tree(load_game("leduc")), "dcfr")
+    >>> s.run(300)
+    >>> s.exploitability() < 5.0
+    True
+    """
+
+    def __init__(
+        self,
+        tree: PublicTree,
+        algorithm: str = "cfr+",
+        *,
+        alternating: bool = True,
+        averaging: str | float | None = None,
+        alpha: float = 1.5,
+        beta: float = 0.0,
+        gamma: float | None = None,
+        ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    ) -> None:
+        algorithm = algorithm.lower()
+        if algorithm not in ALGORITHMS:
+            raise SolverError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        self.tree = tree
+        self.algorithm = algorithm
+        self.alternating = bool(alternating)
+        self.alpha = float(alpha)
+        self.beta = float(beta)
+        if averaging is None:
+            g = gamma if gamma is not None else {"cfr": 0.0, "cfr+": 1.0, "lcfr": 1.0, "dcfr": 2.0}[algorithm]
+        elif isinstance(averaging, str):
+            if averaging not in _AVERAGING:
+                raise SolverError(f"unknown averaging {averaging!r}; choose one of {', '.join(_AVERAGING)} or a number")
+            g = _AVERAGING[averaging]
+        else:
+            g = float(averaging)
+        if g < 0:
+            raise SolverError(f"averaging exponent must be >= 0, got {g}")
+        self.gamma = g
+        self.ranges = ranges
+        self._reach = root_ranges(tree, ranges)
+        self.regret = np.zeros(tree.num_slots)
+        self.ssum = np.zeros(tree.num_slots)
+        self.strat = np.empty(tree.num_slots)
+        for p in range(2):
+            self._match(p)
+        self.iteration = 0
+        self._args = (_args(tree, 0), _args(tree, 1))
+        self._work = (_work(tree, 0), _work(tree, 1))
+
+    def _match(self, p: int) -> None:
+        t = self.tree
+        K.regret_match(t.decision_nodes[p], t.num_children, t.slot, t.num_hands[p], self.regret, self.strat)
+
+    def _factors(self, t: int) -> tuple[float, float, float, bool]:
+        return K.iteration_factors(float(t), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma)
+
+    def iterate(self, count: int) -> None:
+        """Run ``count`` iterations in one compiled call (both players update once per iteration)."""
+        t = self.tree
+        r = self._reach
+        w0, w1 = self._work
+        K.run_iterations(
+            self.iteration, int(count), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma, self.alternating,
+            r[0], r[1],
+            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
+            t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
+            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1],
+            t.decision_nodes[0], t.decision_nodes[1], self.regret, self.ssum, self.strat,
+            w0[0], w0[1], w0[2], w0[3], w1[0], w1[1], w1[2], w1[3], w0[4], w0[5], w0[6],
+        )
+        self.iteration += int(count)
+
+    def step(self) -> None:
+        """One iteration (both players update once)."""
+        self.iterate(1)
+
+    def run(
+        self,
+        iterations: int,
+        *,
+        progress: bool = False,
+        eval_every: int = 0,
+        callback: Callable[[int, float], None] | None = None,
+    ) -> None:
+        """Run ``iterations`` more iterations.
+
+        With ``eval_every > 0`` the exploitability of the average strategy is
+        computed every that many iterations (and at the end), shown on the
+        progress bar and passed to ``callback(iteration, mbb_per_game)``.
+        """
+        if iterations < 0:
+            raise SolverError(f"iterations must be >= 0, got {iterations}")
+        bar = None
+        if progress:
+            from tqdm import tqdm
+
+            bar = tqdm(total=iterations, unit="it", desc=f"{self.algorithm}")
+        try:
+            done = 0
+            chunk = 1
+            while done < iterations:
+                n = min(chunk, iterations - done)
+                if eval_every:
+                    n = min(n, eval_every - (done % eval_every))
+                t0 = time.perf_counter()
+                self.iterate(n)
+                dt = time.perf_counter() - t0
+                done += n
+                # Aim for a few updates a second.
+                chunk = max(1, min(chunk * 2, int(n * 0.25 / dt) if dt > 0 else chunk * 2))
+                if bar is not None:
+                    bar.update(n)
+                if eval_every and (done % eval_every == 0 or done == iterations):
+                    e = self.exploitability()
+                    if bar is not None:
+                        bar.set_postfix(expl_mbb=f"{e:.4g}")
+                    if callback is not None:
+                        callback(self.iteration, e)
+        finally:
+            if bar is not None:
+                bar.close()
+
+    def average_strategy(self) -> np.ndarray:
+        """The average strategy (the one that converges) as a strategy array."""
+        t = self.tree
+        out = np.empty(t.num_slots)
+        for p in range(2):
+            K.normalize(t.decision_nodes[p], t.num_children, t.slot, t.num_hands[p], self.ssum, out)
+        return out
+
+    def current_strategy(self) -> np.ndarray:
+        return self.strat.copy()
+
+    def exploitability(self) -> float:
+        """Exploitability of the average strategy in mbb/g (exact)."""
+        return exploitability(self.tree, self.average_strategy(), self.ranges)
+
+    def best_response_values(self) -> tuple[float, float]:
+        return best_response_values(self.tree, self.average_strategy(), self.ranges)
+
+    def value(self) -> float:
+        """Chips per hand for player 0 when both play the average strategy."""
+        return expected_value(self.tree, self.average_strategy(), self.ranges)
+
+    def root_values(self, player: int) -> np.ndarray:
+        """Counterfactual values of ``player``'s hands at the root under the average strategy."""
+        from pokerbot.solver.best_response import counterfactual_values
+
+        return counterfactual_values(self.tree, self.average_strategy(), player, self.ranges)
+
+
+@dataclass
+class SolveResult:
+    """What :func:`solve` returns: the solver, its average strategy and figures."""
+
+    game: GameDef
+    tree: PublicTree
+    solver: Solver
+    strategy: np.ndarray
+    seconds: float
+    history: list[tuple[int, float]]
+
+    @property
+    def policy(self) -> dict[str, dict[str, float]]:
+        """The average strategy as a :data:`pokerbot.infoset.Policy` dict (built on first use)."""
+        if not hasattr(self, "_policy"):
+            from pokerbot.solver.policy import strategy_to_policy
+
+            self._policy = strategy_to_policy(self.tree, self.strategy)
+        return self._policy
+
+    def exploitability(self) -> float:
+        """Exploitability of the average strategy in mbb/g."""
+        return exploitability(self.tree, self.strategy, self.solver.ranges)
+
+    @property
+    def value(self) -> float:
+        """Chips per hand for player 0 under the average strategy."""
+        return expected_value(self.tree, self.strategy, self.solver.ranges)
+
+
+def solve(
+    game: GameDef | str,
+    algorithm: str = "cfr+",
+    iterations: int = 1000,
+    bet_menu: BetMenu | None = None,
+    *,
+    root: State | None = None,
+    ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    alternating: bool = True,
+    averaging: str | float | None = None,
+    alpha: float = 1.5,
+    beta: float = 0.0,
+    gamma: float | None = None,
+    target_exploitability: float | None = None,
+    eval_every: int = 0,
+    progress: bool = False,
+    callback: Callable[[int, float], None] | None = None,
+) -> SolveResult:
+    """Solve ``game`` (a GameDef or a shipped name / ``.game`` path) with a CFR-family algorithm.
+
+    Deterministic (no seed needed). ``target_exploitability`` (mbb/g) stops
+    early once an evaluation (every ``eval_every`` iterations, default 50 when a
+    target is given) reaches it. ``history`` in the result lists the
+    (iteration, mbb/g) pairs evaluated.
+    """
+    if isinstance(game, str):
+        game = load_game(game)
+    tree = build_tree(game, bet_menu, root)
+    solver = Solver(tree, algorithm, alternating=alternating, averaging=averaging, alpha=alpha, beta=beta, gamma=gamma, ranges=ranges)
+    history: list[tuple[int, float]] = []
+    if target_exploitability is not None and not eval_every:
+        eval_every = 50
+
+    class _Stop(Exception):
+        pass
+
+    def on_eval(it: int, e: float) -> None:
+        history.append((it, e))
+        if callback is not None:
+            callback(it, e)
+        if target_exploitability is not None and e <= target_exploitability:
+            raise _Stop
+
+    start = time.perf_counter()
+    try:
+        solver.run(iterations, progress=progress, eval_every=eval_every, callback=on_eval)
+    except _Stop:
+        pass
+    seconds = time.perf_counter() - start
+    return SolveResult(game, tree, solver, solver.average_strategy(), seconds, history)

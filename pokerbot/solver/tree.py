@@ -1,0 +1,514 @@
+"""Public betting trees flattened to arrays, with per-hand range vectors.
+
+A :class:`PublicTree` is the game as both players see it in public: betting
+decisions (restricted by a *bet menu*), chance nodes that deal board cards, and
+terminal nodes (a fold or a showdown). Private information lives in vectors
+indexed by *hands*: each player has a list of possible hole-card combinations
+and every quantity (reach, counterfactual value, regret, strategy) is a vector
+over that list. The solver kernels in :mod:`pokerbot.solver.cfr` read only the
+flat arrays below and know nothing of poker; this module is the poker side.
+
+Node kinds (``tree.kind``): ``DECISION`` (``player[n]`` acts, children are its
+menu actions in order), ``CHANCE`` (children deal the next round's board
+cards; each child has its own ``board[n]``), ``FOLD`` (``player[n]`` folded and
+loses ``amount[n]`` chips to the other) and ``SHOWDOWN`` (the better hand wins
+``amount[n]`` chips; ties split).
+
+A bet menu is any callable ``menu(state) -> list[Action]`` that returns the
+legal actions to keep at ``state``. Limit games default to every legal kind;
+no-limit games default to :func:`pot_fraction_menu` (half pot, pot, all-in,
+at most three raises a round).
+
+>>> from pokerbot.gamedef import load_game
+>>> tree = build_tree(load_game("kuhn"))
+>>> tree.num_hands, tree.num_nodes, int(tree.kind[0]) == DECISION
+((3, 3), 9, True)
+>>> tree.infoset_key(0, 0, 2)
+'As:'
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from pokerbot.cards import cards_to_mask, format_cards
+from pokerbot.errors import PokerbotError
+from pokerbot.gamedef import GameDef
+from pokerbot.state import CALL, FOLD, RAISE, Action, ActionType, State, raise_to
+
+DECISION = 0
+CHANCE = 1
+FOLD_NODE = 2
+SHOWDOWN = 3
+
+#: A bet menu: the actions to keep at a state (each must be legal there).
+BetMenu = Callable[[State], list[Action]]
+
+
+class SolverError(PokerbotError, ValueError):
+    """Bad input to the solver: an unsupported game, a bad menu, range or strategy."""
+
+
+# --- bet menus ----------------------------------------------------------------------
+
+
+def limit_menu(state: State) -> list[Action]:
+    """Every legal kind of action (the default for limit games)."""
+    out = []
+    for kind in state.legal_kinds():
+        out.append({ActionType.FOLD: FOLD, ActionType.CALL: CALL, ActionType.RAISE: RAISE}[kind])
+    return out
+
+
+@dataclass(frozen=True)
+class PotFractionMenu:
+    """Fold (when facing a bet), call, raises of fractions of the pot, and all-in.
+
+    A raise of fraction ``f`` is a raise to ``max_spent + f * (pot + to_call)``,
+    the pot after calling, rounded to whole chips and clamped to the legal
+    bounds. After ``max_raises`` raises in a round only fold/call (and all-in if
+    ``all_in_after_cap``) are kept. Duplicate sizes collapse to one.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> s = State.initial(load_game("hunl"))
+    >>> [str(a) for a in PotFractionMenu((0.5, 1.0))(s)]
+    ['f', 'c', 'r200', 'r300', 'r20000']
+    """
+
+    fractions: tuple[float, ...] = (0.5, 1.0)
+    all_in: bool = True
+    max_raises: int = 3
+    all_in_after_cap: bool = False
+
+    def __call__(self, state: State) -> list[Action]:
+        out: list[Action] = []
+        if state.can_fold():
+            out.append(FOLD)
+        out.append(CALL)
+        bounds = state.raise_bounds()
+        if bounds is None:
+            return out
+        if not state.game.nolimit:
+            out.append(RAISE)
+            return out
+        lo, hi = bounds
+        sizes: list[int] = []
+        if state.num_raises() < self.max_raises:
+            p = state.current_player
+            assert p is not None
+            pot_after_call = state.pot + state.to_call()
+            for f in self.fractions:
+                size = int(round(state.max_spent + f * pot_after_call))
+                sizes.append(min(max(size, lo), hi))
+            if self.all_in:
+                sizes.append(hi)
+        elif self.all_in_after_cap and self.all_in:
+            sizes.append(hi)
+        for size in sorted(set(sizes)):
+            out.append(raise_to(size))
+        return out
+
+
+def pot_fraction_menu(
+    fractions: Sequence[float] = (0.5, 1.0), all_in: bool = True, max_raises: int = 3
+) -> PotFractionMenu:
+    """A :class:`PotFractionMenu` (the no-limit default is ``pot_fraction_menu()``)."""
+    return PotFractionMenu(tuple(float(f) for f in fractions), all_in, int(max_raises))
+
+
+DEFAULT_NOLIMIT_MENU = PotFractionMenu()
+
+
+def default_menu(game: GameDef) -> BetMenu:
+    """:func:`limit_menu` for limit games, :data:`DEFAULT_NOLIMIT_MENU` for no-limit games."""
+    return DEFAULT_NOLIMIT_MENU if game.nolimit else limit_menu
+
+
+def action_text(action: Action, nolimit: bool) -> str:
+    """The action label of the interchange format: 'f', 'c', 'r' (limit) or 'r<size>'."""
+    if action.kind == ActionType.RAISE:
+        return f"r{action.size}" if nolimit else "r"
+    return action.kind.char
+
+
+# --- the betting template (no cards) --------------------------------------------------
+
+
+@dataclass
+class _T:
+    kind: int
+    player: int = -1
+    amount: float = 0.0
+    labels: list[str] = field(default_factory=list)
+    children: list[_T] = field(default_factory=list)
+    betting: str = ""
+    round: int = 0
+    #: CHANCE: the round whose cards it deals.
+    deal_round: int = -1
+
+
+def _build_template(state: State, menu: BetMenu, counter: list[int]) -> _T:
+    counter[0] += 1
+    if counter[0] > 5_000_000:
+        raise SolverError("betting tree has over 5,000,000 nodes: use a smaller bet menu")
+    game = state.game
+    if state.finished:
+        if any(state.folded):
+            folder = state.folded.index(True)
+            return _T(FOLD_NODE, player=folder, amount=float(state.spent[folder]), betting=state.betting_string(), round=state.round)
+        return _T(SHOWDOWN, amount=float(min(state.spent)), betting=state.betting_string(), round=state.round)
+    p = state.current_player
+    assert p is not None
+    actions = menu(state)
+    if not actions:
+        raise SolverError(f"bet menu returned no action at {state.betting_string()!r}")
+    labels: list[str] = []
+    children: list[_T] = []
+    for action in actions:
+        if not state.is_legal(action):
+            raise SolverError(f"bet menu returned illegal action {action} at {state.betting_string()!r}")
+        label = action_text(action, game.nolimit)
+        if label in labels:
+            raise SolverError(f"bet menu returned {label} twice at {state.betting_string()!r}")
+        labels.append(label)
+        nxt = state.apply(action)
+        child = _build_template(nxt, menu, counter)
+        if nxt.round > state.round or (nxt.finished and not any(nxt.folded)):
+            # Board cards to deal for the rounds entered (all of them on an all-in run-out).
+            last = nxt.round
+            for r in range(last, state.round, -1):
+                if game.num_board_cards[r] > 0:
+                    child = _T(CHANCE, deal_round=r, children=[child], betting=nxt.betting_string(), round=r)
+        children.append(child)
+    return _T(DECISION, player=p, labels=labels, children=children, betting=state.betting_string(), round=state.round)
+
+
+# --- the flat public tree ----------------------------------------------------------
+
+
+@dataclass
+class PublicTree:
+    """A public tree as flat arrays (see the module docstring for the node kinds).
+
+    Per node ``n``: ``kind``, ``player`` (actor / folder), ``first_child`` and
+    ``num_children`` (children are contiguous), ``slot`` (offset of the node's
+    ``num_children x num_hands[player]`` block in strategy-sized arrays),
+    ``board`` (board id), ``amount`` (terminal stake), ``sd_row`` (row of the
+    showdown tables), ``chance_weight`` (probability of each child of a chance
+    node given both players' hands), ``template`` (index into ``betting`` and
+    ``labels``).
+
+    Per player ``p``: ``hands[p]`` (H_p, k) hole cards (descending within a
+    hand), ``valid[p]`` (boards, H_p) 1.0 where the hand misses the board,
+    ``same[p]`` index of the identical hand in the other player's list (-1 if
+    none), ``sd_order[p]`` / ``sd_strength[p]`` (showdown boards, H_p) hands
+    sorted by strength on each full board (blocked hands have strength -1).
+    """
+
+    game: GameDef
+    root_state: State
+    kind: np.ndarray
+    player: np.ndarray
+    first_child: np.ndarray
+    num_children: np.ndarray
+    slot: np.ndarray
+    board: np.ndarray
+    amount: np.ndarray
+    sd_row: np.ndarray
+    chance_weight: np.ndarray
+    template: np.ndarray
+    hands: tuple[np.ndarray, np.ndarray]
+    valid: tuple[np.ndarray, np.ndarray]
+    same: tuple[np.ndarray, np.ndarray]
+    sd_order: tuple[np.ndarray, np.ndarray]
+    sd_strength: tuple[np.ndarray, np.ndarray]
+    boards: list[tuple[tuple[int, ...], ...]]
+    betting: list[str]
+    labels: list[list[str]]
+    num_slots: int
+    decision_nodes: tuple[np.ndarray, np.ndarray]
+
+    @property
+    def num_nodes(self) -> int:
+        return int(self.kind.shape[0])
+
+    @property
+    def num_hands(self) -> tuple[int, int]:
+        return (int(self.hands[0].shape[0]), int(self.hands[1].shape[0]))
+
+    @property
+    def root_board(self) -> int:
+        return int(self.board[0])
+
+    def hand_text(self, player: int, h: int) -> str:
+        return format_cards(self.hands[player][h])
+
+    def board_text(self, board_id: int) -> str:
+        """The board grouped by round as in infoset keys: '', '/Qs', '/2c3c4c/5d'."""
+        return "/".join(format_cards(g) for g in self.boards[board_id])
+
+    def infoset_key(self, node: int, player: int, h: int) -> str:
+        """The :mod:`pokerbot.infoset` key of hand ``h`` of ``player`` at decision ``node``."""
+        return f"{self.hand_text(player, h)}{self.board_text(int(self.board[node]))}:{self.betting[int(self.template[node])]}"
+
+    def node_labels(self, node: int) -> list[str]:
+        return self.labels[int(self.template[node])]
+
+    def memory_bytes(self, arrays_per_slot: int = 3, itemsize: int = 8) -> int:
+        """Bytes of the tree arrays plus ``arrays_per_slot`` strategy-sized arrays."""
+        own = sum(
+            a.nbytes
+            for a in (self.kind, self.player, self.first_child, self.num_children, self.slot, self.board,
+                      self.amount, self.sd_row, self.chance_weight, self.template)
+        )
+        for p in range(2):
+            own += sum(a.nbytes for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p]))
+        return own + arrays_per_slot * itemsize * self.num_slots
+
+
+def _hand_list(game: GameDef, exclude: set[int]) -> np.ndarray:
+    cards = [c for c in sorted(game.deck(), reverse=True) if c not in exclude]
+    combos = list(itertools.combinations(cards, game.num_hole_cards))
+    return np.array(combos, dtype=np.int32).reshape(len(combos), game.num_hole_cards)
+
+
+def _strengths(hands: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
+    from pokerbot.evaluator import eval_cards
+
+    n = len(board) + hands.shape[1]
+    out = np.full(hands.shape[0], -1, dtype=np.int32)
+    bmask = cards_to_mask(board)
+    buf = np.zeros(n, dtype=np.int64)
+    buf[hands.shape[1] :] = board
+    for i in range(hands.shape[0]):
+        if cards_to_mask(hands[i].tolist()) & bmask:
+            continue
+        buf[: hands.shape[1]] = hands[i]
+        out[i] = int(eval_cards(buf, n))
+    return out
+
+
+def _split_board(game: GameDef, state: State) -> tuple[tuple[int, ...], ...]:
+    board = state.visible_board
+    groups = []
+    for r in range(state.round + 1):
+        groups.append(tuple(sorted(board[game.board_cards_before(r) : game.board_cards_through(r)])))
+    return tuple(groups)
+
+
+def build_tree(
+    game: GameDef,
+    bet_menu: BetMenu | None = None,
+    root: State | None = None,
+    hands: tuple[np.ndarray, np.ndarray] | None = None,
+) -> PublicTree:
+    """The public tree of ``game`` from ``root`` (default: the start of a hand).
+
+    ``root`` may be any unfinished state whose visible board cards are known
+    (a subgame); hole cards in it are ignored. ``hands`` optionally gives each
+    player's hand list (arrays (H, k) of cards); by default every combination
+    of ``k`` cards that misses the root board.
+
+    Raises :class:`SolverError` for games the solver does not handle (not two
+    players, more than two hole cards), a root without its board, or a menu
+    that returns illegal actions.
+    """
+    if game.num_players != 2:
+        raise SolverError(f"the solver handles two-player games, {game.name or 'game'} has {game.num_players}")
+    if game.num_hole_cards > 2:
+        raise SolverError(f"the solver handles up to two hole cards, {game.name or 'game'} has {game.num_hole_cards}")
+    menu = bet_menu if bet_menu is not None else default_menu(game)
+    if root is None:
+        root = State.initial(game)
+    if root.game != game:
+        raise SolverError("root state belongs to another game")
+    if root.finished:
+        raise SolverError(f"root state {root.betting_string()!r} is a finished hand")
+    if len(root.visible_board) != game.board_cards_through(root.round):
+        raise SolverError(
+            f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards, "
+            f"has {len(root.visible_board)}"
+        )
+    root_board = _split_board(game, root)
+    root_cards = {c for g in root_board for c in g}
+    k = game.num_hole_cards
+    if hands is None:
+        h = _hand_list(game, root_cards)
+        hand_lists = (h, h.copy())
+    else:
+        hand_lists = tuple(np.sort(np.asarray(x, dtype=np.int32).reshape(-1, k), axis=1)[:, ::-1].copy() for x in hands)  # type: ignore[assignment]
+        for p, hl in enumerate(hand_lists):
+            if hl.shape[0] == 0:
+                raise SolverError(f"player {p} has no hands")
+            for row in hl:
+                if len(set(row.tolist())) != k or not set(row.tolist()) <= set(game.deck()):
+                    raise SolverError(f"player {p}: bad hand {row.tolist()} for this deck")
+
+    counter = [0]
+    template_root = _build_template(root, menu, counter)
+
+    # Number the template nodes (for betting strings / labels).
+    betting: list[str] = []
+    labels: list[list[str]] = []
+    tmpl_ids: dict[int, int] = {}
+
+    def number(t: _T) -> None:
+        tmpl_ids[id(t)] = len(betting)
+        betting.append(t.betting)
+        labels.append(t.labels)
+        for c in t.children:
+            number(c)
+
+    number(template_root)
+
+    boards: list[tuple[tuple[int, ...], ...]] = []
+    board_ids: dict[tuple[tuple[int, ...], ...], int] = {}
+
+    def board_id(b: tuple[tuple[int, ...], ...]) -> int:
+        i = board_ids.get(b)
+        if i is None:
+            i = board_ids[b] = len(boards)
+            boards.append(b)
+        return i
+
+    deck_cards = sorted(game.deck())
+    kind: list[int] = []
+    player: list[int] = []
+    first_child: list[int] = []
+    num_children: list[int] = []
+    board: list[int] = []
+    amount: list[float] = []
+    chance_w: list[float] = []
+    template: list[int] = []
+
+    def new_node() -> int:
+        kind.append(0)
+        player.append(-1)
+        first_child.append(-1)
+        num_children.append(0)
+        board.append(-1)
+        amount.append(0.0)
+        chance_w.append(0.0)
+        template.append(-1)
+        return len(kind) - 1
+
+    def fill(n: int, t: _T, b: int) -> None:
+        kind[n] = t.kind
+        player[n] = t.player
+        board[n] = b
+        amount[n] = t.amount
+        template[n] = tmpl_ids[id(t)]
+        if t.kind == DECISION:
+            first = len(kind)
+            for _ in t.children:
+                new_node()
+            first_child[n] = first
+            num_children[n] = len(t.children)
+            for i, c in enumerate(t.children):
+                fill(first + i, c, b)
+        elif t.kind == CHANCE:
+            current = boards[b]
+            used = {c for g in current for c in g}
+            remaining = [c for c in deck_cards if c not in used]
+            ncards = game.num_board_cards[t.deal_round]
+            outcomes = list(itertools.combinations(remaining, ncards))
+            free = game.deck_size - len(used) - 2 * k
+            denom = math.comb(free, ncards)
+            if denom <= 0:
+                raise SolverError("not enough cards to deal the board")
+            chance_w[n] = 1.0 / denom
+            first = len(kind)
+            for _ in outcomes:
+                new_node()
+            first_child[n] = first
+            num_children[n] = len(outcomes)
+            # Rounds between the current board and this deal with no cards get empty groups.
+            for i, cards in enumerate(outcomes):
+                groups = list(current)
+                while len(groups) < t.deal_round:
+                    groups.append(())
+                groups.append(tuple(cards))
+                fill(first + i, t.children[0], board_id(tuple(groups)))
+
+    root_id = new_node()
+    fill(root_id, template_root, board_id(root_board))
+
+    kind_a = np.array(kind, dtype=np.int8)
+    player_a = np.array(player, dtype=np.int8)
+    nc_a = np.array(num_children, dtype=np.int32)
+    fc_a = np.array(first_child, dtype=np.int32)
+    board_a = np.array(board, dtype=np.int32)
+    nh = (hand_lists[0].shape[0], hand_lists[1].shape[0])
+    slot_a = np.full(len(kind), -1, dtype=np.int64)
+    dec = np.nonzero(kind_a == DECISION)[0]
+    sizes = nc_a[dec].astype(np.int64) * np.where(player_a[dec] == 0, nh[0], nh[1])
+    offsets = np.concatenate([[0], np.cumsum(sizes)])
+    slot_a[dec] = offsets[:-1]
+    num_slots = int(offsets[-1])
+
+    # Full boards at showdown nodes.
+    full = game.num_rounds
+    sd_row = np.full(len(kind), -1, dtype=np.int32)
+    sd_boards: dict[int, int] = {}
+    for n in np.nonzero(kind_a == SHOWDOWN)[0]:
+        b = int(board_a[n])
+        groups = boards[b]
+        if len(groups) != full:
+            groups = tuple(list(groups) + [()] * (full - len(groups)))
+        if sum(len(g) for g in groups) != game.total_board_cards:
+            raise SolverError("showdown without the full board")  # pragma: no cover
+        row = sd_boards.get(b)
+        if row is None:
+            row = sd_boards[b] = len(sd_boards)
+        sd_row[n] = row
+
+    hand_masks = [np.array([cards_to_mask(r.tolist()) for r in hl], dtype=np.int64) for hl in hand_lists]
+    board_masks = np.array([cards_to_mask([c for g in bd for c in g]) for bd in boards], dtype=np.int64)
+    valid = tuple(((hm[None, :] & board_masks[:, None]) == 0).astype(np.float64) for hm in hand_masks)
+    sd_order = []
+    sd_strength = []
+    sd_list = sorted(sd_boards.items(), key=lambda kv: kv[1])
+    for p in range(2):
+        order = np.zeros((len(sd_list), nh[p]), dtype=np.int32)
+        stren = np.zeros((len(sd_list), nh[p]), dtype=np.int32)
+        for b, row in sd_list:
+            s = _strengths(hand_lists[p], tuple(c for g in boards[b] for c in g))
+            o = np.argsort(s, kind="stable").astype(np.int32)
+            order[row] = o
+            stren[row] = s[o]
+        sd_order.append(order)
+        sd_strength.append(stren)
+    index_of = [{tuple(r.tolist()): i for i, r in enumerate(hl)} for hl in hand_lists]
+    same = tuple(
+        np.array([index_of[1 - p].get(tuple(r.tolist()), -1) for r in hand_lists[p]], dtype=np.int32) for p in range(2)
+    )
+    decision_nodes = tuple(dec[player_a[dec] == p].astype(np.int64) for p in range(2))
+    return PublicTree(
+        game=game,
+        root_state=root,
+        kind=kind_a,
+        player=player_a,
+        first_child=fc_a,
+        num_children=nc_a,
+        slot=slot_a,
+        board=board_a,
+        amount=np.array(amount, dtype=np.float64),
+        sd_row=sd_row,
+        chance_weight=np.array(chance_w, dtype=np.float64),
+        template=np.array(template, dtype=np.int32),
+        hands=(hand_lists[0], hand_lists[1]),
+        valid=(valid[0], valid[1]),
+        same=(same[0], same[1]),
+        sd_order=(sd_order[0], sd_order[1]),
+        sd_strength=(sd_strength[0], sd_strength[1]),
+        boards=boards,
+        betting=betting,
+        labels=labels,
+        num_slots=num_slots,
+        decision_nodes=(decision_nodes[0], decision_nodes[1]),
+    )
