@@ -24,7 +24,7 @@ at most three raises a round).
 >>> tree.num_hands, tree.num_nodes, int(tree.kind[0]) == DECISION
 ((3, 3), 9, True)
 >>> tree.infoset_key(0, 0, 2)
-'As:'
+'Qs:'
 """
 
 from __future__ import annotations
