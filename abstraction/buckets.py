@@ -1,0 +1,378 @@
+"""Bucket tables of the hold'em card abstraction: presets, build pipeline, cache, manifest.
+
+A :class:`CardAbstraction` holds one table per round mapping a suit-isomorphic
+index (:mod:`abstraction.isomorphism`) to a bucket, so a numba kernel reads
+``tables[r][hand_index(r, cards)]``. Preflop is lossless (bucket = the 169
+classes). Later rounds are clustered with weighted k-means over isomorphic
+classes (weights = multiplicities):
+
+* **river**: 1-D k-means on the exact showdown equity (EHS);
+* **turn**: k-means with earth mover's distance on the histogram of river
+  equities over the river cards (potential);
+* **flop**: k-means with earth mover's distance on the *potential-aware*
+  histogram over turn buckets (the ground distance between two turn buckets is
+  the difference of their mean EHS; turn buckets are numbered by mean EHS).
+
+Within every round, bucket numbers increase with the bucket's mean EHS.
+
+Tables live under ``$POKERBOT_HOME/abstraction/<preset>-<config hash>/`` with a
+``manifest.json`` naming the config that built them; they are memory-mapped
+when loaded and rebuilt only when the config changes. A stopped build resumes:
+each finished stage is saved (atomically) and reused.
+
+Presets (see :data:`PRESETS`):
+
+* ``tiny``: 12 buckets on the flop, turn and river; turn potential sampled from
+  12 of the 48 river cards per board; a couple of minutes on 2 cores.
+* ``default``: 200 buckets on the flop, turn and river, every feature exact.
+
+>>> ab = load_abstraction("tiny")            # doctest: +SKIP
+>>> ab.bucket(1, parse_cards("AsKs"), parse_cards("2s7sQd"))   # doctest: +SKIP
+9
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import platform
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from abstraction.isomorphism import BOARD_CARDS, hand_index, num_classes
+from pokerbot.errors import CardError, CheckpointError
+
+__all__ = [
+    "PRESETS",
+    "CardAbstraction",
+    "cache_dir",
+    "artifact_dir",
+    "build_abstraction",
+    "load_abstraction",
+]
+
+#: Bump when the build pipeline changes what a config produces.
+PIPELINE_VERSION = 1
+
+PRESETS: dict[str, dict] = {
+    "tiny": {
+        "buckets": [169, 12, 12, 12],
+        "turn_bins": 8,
+        "turn_river_samples": 12,
+        "flop_metric": "emd-potential",
+        "turn_metric": "emd",
+        "kmeans_sample": 20000,
+        "kmeans_iters": 15,
+        "seed": 0,
+    },
+    "default": {
+        "buckets": [169, 200, 200, 200],
+        "turn_bins": 30,
+        "turn_river_samples": 0,
+        "flop_metric": "emd-potential",
+        "turn_metric": "emd",
+        "kmeans_sample": 200000,
+        "kmeans_iters": 25,
+        "seed": 0,
+    },
+}
+
+
+def cache_dir() -> Path:
+    """``$POKERBOT_HOME`` (default ``~/.cache/pokerbot``)."""
+    return Path(os.environ.get("POKERBOT_HOME") or Path.home() / ".cache" / "pokerbot")
+
+
+def _config_of(preset: str | dict) -> tuple[str, dict]:
+    if isinstance(preset, dict):
+        cfg = dict(preset)
+        name = str(cfg.pop("name", "custom"))
+    else:
+        if preset not in PRESETS:
+            raise CheckpointError(f"unknown abstraction preset {preset!r}; presets: {', '.join(PRESETS)}")
+        name, cfg = preset, dict(PRESETS[preset])
+    b = cfg.get("buckets")
+    if not (isinstance(b, list) and len(b) == 4 and b[0] == 169 and all(1 <= int(x) <= 65535 for x in b)):
+        raise CheckpointError(f"config 'buckets' must be [169, flop, turn, river] in 1..65535, got {b!r}")
+    if cfg.get("flop_metric") not in ("emd-potential", "l2-ehs-hist"):
+        raise CheckpointError(f"flop_metric must be 'emd-potential' or 'l2-ehs-hist', got {cfg.get('flop_metric')!r}")
+    if cfg.get("turn_metric") not in ("emd", "l2"):
+        raise CheckpointError(f"turn_metric must be 'emd' or 'l2', got {cfg.get('turn_metric')!r}")
+    cfg["pipeline_version"] = PIPELINE_VERSION
+    return name, cfg
+
+
+def _hash(cfg: dict) -> str:
+    return hashlib.sha256(json.dumps(cfg, sort_keys=True).encode()).hexdigest()[:12]
+
+
+def artifact_dir(preset: str | dict = "tiny") -> Path:
+    """Where the tables of ``preset`` (a name or a config dict) live."""
+    name, cfg = _config_of(preset)
+    return cache_dir() / "abstraction" / f"{name}-{_hash(cfg)}"
+
+
+@dataclass(frozen=True)
+class CardAbstraction:
+    """Per-round bucket tables of a hold'em card abstraction.
+
+    ``tables[r]`` maps the isomorphic index of round ``r`` to a bucket in
+    ``0 .. num_buckets(r) - 1`` (memory-mapped, read-only).
+    """
+
+    name: str
+    tables: tuple[np.ndarray, ...]
+    manifest: dict
+    path: Path | None = None
+
+    def num_buckets(self, round_: int) -> int:
+        """Buckets of round ``round_`` (0..3)."""
+        if not 0 <= round_ < 4:
+            raise CardError(f"no hold'em round {round_!r} (expected 0..3)")
+        return int(self.manifest["config"]["buckets"][round_])
+
+    def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int] = ()) -> int:
+        """Bucket of a hand: 2 hole cards and the round's board (0, 3, 4 or 5 cards).
+
+        Only the board cards of ``round_`` are used, so a longer board (a dealer's) is fine.
+        """
+        if not 0 <= round_ < 4:
+            raise CardError(f"no hold'em round {round_!r} (expected 0..3)")
+        nb = BOARD_CARDS[round_]
+        if len(hole) != 2 or len(board) < nb:
+            raise CardError(f"round {round_} needs 2 hole cards and {nb} board cards, got {len(hole)} and {len(board)}")
+        cards = np.empty(2 + nb, np.int64)
+        cards[0] = hole[0]
+        cards[1] = hole[1]
+        for i in range(nb):
+            cards[2 + i] = board[i]
+        if cards.min() < 0 or cards.max() > 51 or len(set(cards.tolist())) != len(cards):
+            raise CardError(f"cards must be distinct and in 0..51, got {cards.tolist()}")
+        return int(self.tables[round_][hand_index(round_, cards)])
+
+    def __repr__(self) -> str:
+        return f"CardAbstraction({self.name!r}, buckets={[self.num_buckets(r) for r in range(4)]})"
+
+
+# --- stage files -------------------------------------------------------------------------
+
+
+def _save(path: Path, arr: np.ndarray) -> None:
+    tmp = path.with_suffix(".tmp.npy")
+    np.save(tmp, arr)
+    os.replace(tmp, path)
+
+
+def _stage(d: Path, name: str) -> Path:
+    return d / f"{name}.npy"
+
+
+def _load_stage(d: Path, *names: str) -> tuple[np.ndarray, ...] | None:
+    paths = [_stage(d, n) for n in names]
+    if all(p.exists() for p in paths):
+        try:
+            return tuple(np.load(p, mmap_mode="r") for p in paths)
+        except (ValueError, OSError):
+            return None  # a damaged stage file: recompute it
+    return None
+
+
+def _bucket_dtype(k: int) -> type:
+    return np.uint8 if k <= 256 else np.uint16
+
+
+def _relabel_by(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Renumber clusters by increasing weighted mean of ``values``; return (new labels, sorted means)."""
+    w = weights.astype(np.float64)
+    tot = np.bincount(labels, weights=w, minlength=k)
+    s = np.bincount(labels, weights=w * values, minlength=k)
+    means = np.where(tot > 0, s / np.maximum(tot, 1e-300), np.inf)
+    order = np.argsort(means, kind="stable")
+    new = np.empty(k, np.int64)
+    new[order] = np.arange(k)
+    sorted_means = means[order]
+    finite = np.isfinite(sorted_means)
+    if not finite.all():  # empty clusters go last; give them the largest mean seen
+        sorted_means[~finite] = sorted_means[finite].max() if finite.any() else 1.0
+    return new[labels].astype(labels.dtype), sorted_means
+
+
+def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force: bool = False) -> Path:
+    """Build (or finish building) the tables of ``preset``; return the artifact directory.
+
+    Each stage shows a progress bar and is saved when done, so an interrupted build resumes.
+    """
+    from tqdm import tqdm
+
+    from abstraction import features as F
+    from abstraction.kmeans import emd_embed, kmeans
+
+    name, cfg = _config_of(preset)
+    d = artifact_dir(preset)
+    d.mkdir(parents=True, exist_ok=True)
+    manifest_path = d / "manifest.json"
+    if manifest_path.exists() and not force:
+        return d
+    (d / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True))
+    kb = cfg["buckets"]
+    seed = int(cfg["seed"])
+    t_start = time.time()
+    timings: dict[str, float] = {}
+
+    def bar(desc: str, total: int):
+        return tqdm(total=total, desc=desc, unit="boards", disable=not progress, smoothing=0.1)
+
+    # river ------------------------------------------------------------------------
+    t0 = time.time()
+    got = _load_stage(d, "table_3", "river_dist")
+    if got is None:
+        nboards = len(F.canonical_boards(5)[0])
+        with bar("river equity", nboards) as pb:
+            eq, _, dist = F.river_features(progress=pb.update)
+        values = np.arange(F.HALF_WINS + 1, dtype=np.float32) / F.HALF_WINS
+        keep = dist > 0
+        cent, lab = kmeans(values[keep], dist[keep], kb[3], "l2", seed=seed, iters=100)
+        value_bucket = np.zeros(F.HALF_WINS + 1, np.int64)
+        lab, _ = _relabel_by(values[keep], lab, dist[keep], kb[3])
+        value_bucket[keep] = lab
+        # values never seen take the bucket of the nearest seen value
+        seen = np.flatnonzero(keep)
+        nearest = seen[np.clip(np.searchsorted(seen, np.arange(len(values))), 0, len(seen) - 1)]
+        value_bucket[~keep] = value_bucket[nearest[~keep]]
+        table3 = value_bucket.astype(_bucket_dtype(kb[3]))[eq]
+        _save(_stage(d, "river_value_bucket"), value_bucket)
+        _save(_stage(d, "river_half_wins"), eq)
+        _save(_stage(d, "river_dist"), dist)
+        _save(_stage(d, "table_3"), table3)
+        del eq, table3
+    timings["river"] = time.time() - t0
+
+    # turn -------------------------------------------------------------------------
+    t0 = time.time()
+    got = _load_stage(d, "table_2", "turn_bucket_ehs")
+    if got is None:
+        feats = _load_stage(d, "turn_ehs", "turn_ehs2", "turn_hist", "turn_weight")
+        if feats is None:
+            nboards = len(F.canonical_boards(4)[0])
+            with bar("turn features", nboards) as pb:
+                feats = F.turn_features(
+                    bins=int(cfg["turn_bins"]),
+                    river_samples=int(cfg["turn_river_samples"]),
+                    seed=seed,
+                    progress=pb.update,
+                )
+            for nm, arr in zip(("turn_ehs", "turn_ehs2", "turn_hist", "turn_weight"), feats):
+                _save(_stage(d, nm), arr)
+        ehs, ehs2, hist, wt = (np.asarray(a) for a in feats)
+        if cfg["turn_metric"] == "emd":
+            x = emd_embed(hist)
+        else:
+            x = hist.astype(np.float32) / np.maximum(hist.sum(axis=1, keepdims=True), 1).astype(np.float32)
+        with tqdm(total=int(cfg["kmeans_iters"]), desc=f"turn k-means k={kb[2]}", disable=not progress) as pb:
+            _, lab = kmeans(
+                x, wt, kb[2], "emd" if cfg["turn_metric"] == "emd" else "l2", seed=seed,
+                iters=int(cfg["kmeans_iters"]), sample=int(cfg["kmeans_sample"]),
+                progress=lambda it, cost: (pb.update(1), pb.set_postfix(cost=f"{cost:.4g}")),
+            )
+        del x
+        lab, means = _relabel_by(ehs, lab, wt, kb[2])
+        _save(_stage(d, "turn_bucket_ehs"), means)
+        _save(_stage(d, "table_2"), lab.astype(_bucket_dtype(kb[2])))
+    timings["turn"] = time.time() - t0
+
+    # flop -------------------------------------------------------------------------
+    t0 = time.time()
+    got = _load_stage(d, "table_1")
+    if got is None:
+        table2 = np.load(_stage(d, "table_2"), mmap_mode="r")
+        turn_means = np.load(_stage(d, "turn_bucket_ehs"))
+        tehs = np.load(_stage(d, "turn_ehs"), mmap_mode="r")
+        tehs2 = np.load(_stage(d, "turn_ehs2"), mmap_mode="r")
+        nboards = len(F.canonical_boards(3)[0])
+        with bar("flop features", nboards) as pb:
+            fehs, fehs2, fhist, fpot, fwt = F.flop_features(
+                np.asarray(tehs), np.asarray(tehs2), np.asarray(table2), kb[2], bins=int(cfg["turn_bins"]),
+                progress=pb.update,
+            )
+        for nm, arr in zip(("flop_ehs", "flop_ehs2", "flop_weight"), (fehs, fehs2, fwt)):
+            _save(_stage(d, nm), arr)
+        if cfg["flop_metric"] == "emd-potential":
+            x, metric = emd_embed(fpot, turn_means), "emd"
+        else:
+            x, metric = fhist.astype(np.float32) / 47.0, "l2"
+        del fpot, fhist
+        with tqdm(total=int(cfg["kmeans_iters"]), desc=f"flop k-means k={kb[1]}", disable=not progress) as pb:
+            _, lab = kmeans(
+                x, fwt, kb[1], metric, seed=seed, iters=int(cfg["kmeans_iters"]), sample=int(cfg["kmeans_sample"]),
+                progress=lambda it, cost: (pb.update(1), pb.set_postfix(cost=f"{cost:.4g}")),
+            )
+        lab, _ = _relabel_by(fehs, lab, fwt, kb[1])
+        _save(_stage(d, "table_1"), lab.astype(_bucket_dtype(kb[1])))
+    timings["flop"] = time.time() - t0
+
+    # preflop (lossless) -------------------------------------------------------------
+    t0 = time.time()
+    fehs = np.load(_stage(d, "flop_ehs"))
+    fehs2 = np.load(_stage(d, "flop_ehs2"))
+    pe, pe2, pw = F.preflop_features(fehs, fehs2)
+    _save(_stage(d, "preflop_ehs"), pe)
+    _save(_stage(d, "preflop_ehs2"), pe2)
+    _save(_stage(d, "preflop_weight"), pw)
+    _save(_stage(d, "table_0"), np.arange(169, dtype=np.uint8))
+    timings["preflop"] = time.time() - t0
+
+    manifest = {
+        "name": name,
+        "config": cfg,
+        "config_hash": _hash(cfg),
+        "classes": [num_classes(r) for r in range(4)],
+        "tables": [f"table_{r}.npy" for r in range(4)],
+        "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
+        "build_seconds": round(time.time() - t_start, 1),
+        "stage_seconds": {k: round(v, 1) for k, v in timings.items()},
+        "host": platform.node(),
+        "numpy": np.__version__,
+    }
+    tmp = manifest_path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(manifest, indent=1))
+    os.replace(tmp, manifest_path)
+    return d
+
+
+def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True, progress: bool = True) -> CardAbstraction:
+    """The card abstraction of ``preset``, memory-mapped; built first if missing and allowed.
+
+    Raises :class:`~pokerbot.errors.CheckpointError` if it is missing and
+    ``build_if_missing`` is false, or if the files do not match the manifest.
+    """
+    name, cfg = _config_of(preset)
+    d = artifact_dir(preset)
+    mpath = d / "manifest.json"
+    if not mpath.exists():
+        if not build_if_missing:
+            raise CheckpointError(
+                f"card abstraction {name!r} is not built (looked in {d}); run `pokerbot abstraction build --preset {name}`"
+            )
+        build_abstraction(preset, progress=progress)
+    try:
+        manifest = json.loads(mpath.read_text())
+    except (OSError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"unreadable manifest {mpath}: {exc}") from exc
+    if manifest.get("config") != cfg:
+        raise CheckpointError(f"manifest {mpath} was built from another config: {manifest.get('config')}")
+    tables = []
+    for r in range(4):
+        p = d / f"table_{r}.npy"
+        try:
+            t = np.load(p, mmap_mode="r")
+        except (OSError, ValueError) as exc:
+            raise CheckpointError(f"cannot read bucket table {p}: {exc}") from exc
+        if t.shape != (num_classes(r),):
+            raise CheckpointError(f"bucket table {p} has shape {t.shape}, expected ({num_classes(r)},)")
+        tables.append(t.view(np.ndarray) if isinstance(t, np.memmap) else t)
+    return CardAbstraction(name=name, tables=tuple(tables), manifest=manifest, path=d)
