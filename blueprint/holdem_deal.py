@@ -16,6 +16,8 @@ def deal_holdem(rng, count, t0, t1, t2, t3, buckets, result):
     pos = np.arange(52)
     hand = np.empty(7, dtype=np.int64)
     for j in range(count):
+        for i in range(52):  # a fresh deck each deal: deals do not depend on how calls are chunked
+            pos[i] = i
         for i in range(9):
             s = i + randint(rng, 52 - i)
             t = pos[i]

@@ -16,7 +16,9 @@ Options (``params`` array, see :data:`PARAM_NAMES`), as in Pluribus:
   (``k`` = intervals elapsed), which is linear CFR weighting of early iterations;
 * negative-regret pruning: after ``prune_after`` iterations, with probability
   ``prune_probability`` a traversal skips the traverser's actions whose regret is
-  below ``prune_threshold`` (never actions that end the hand, nor on the last round);
+  below ``prune_threshold`` (never actions that end the hand, nor on the last round,
+  nor an action of nonzero probability: a node whose regrets are all negative plays
+  uniformly and is explored in full, which keeps every node value exact);
 * ``regret_floor``: regrets never fall below it (Pluribus floors them).
 
 Random numbers come from two xorshift64* streams held in uint64 arrays (one for
@@ -95,6 +97,8 @@ def deal_lossless(rng, count, deck, num_hole, board_through, tables, table_offse
     pos = np.arange(d)
     cards = np.empty(num_hole + total_board, dtype=np.int64)
     for j in range(count):
+        for i in range(d):  # a fresh deck each deal: deals do not depend on how calls are chunked
+            pos[i] = i
         for i in range(k):  # partial Fisher-Yates
             s = i + randint(rng, d - i)
             t = pos[i]
@@ -154,10 +158,14 @@ def _terminal_value(node, p, res, kind, player, spent):
 
 
 @njit(cache=True, inline="always")
-def _skip(a, a_n, off, f, can_prune, prune_thr, regret, kind, child, val):
-    """The first action >= a not pruned (a_n if none); pruned ones get NaN values."""
+def _skip(a, a_n, off, f, can_prune, prune_thr, regret, kind, child, sig, val):
+    """The first action >= a not pruned (a_n if none); pruned ones get NaN values.
+
+    Only actions of probability zero are pruned (regret below the threshold while another
+    action's is positive), so the node's value stays exact.
+    """
     while a < a_n:
-        if can_prune and regret[off + a] < prune_thr and kind[child[f + a]] == 0:
+        if can_prune and sig[a] == 0.0 and regret[off + a] < prune_thr and kind[child[f + a]] == 0:
             val[a] = np.nan
             a += 1
         else:
@@ -201,7 +209,7 @@ def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, re
             sig = sigma[sp]
             _regret_match(regret, off, a_n, sig)
             can_prune = prune and rnd[node] != last_round
-            a = _skip(0, a_n, off, f, can_prune, prune_thr, regret, kind, child, values[sp])
+            a = _skip(0, a_n, off, f, can_prune, prune_thr, regret, kind, child, sig, values[sp])
             if a == a_n:  # everything pruned: no value, no update
                 value = 0.0
                 break
@@ -224,7 +232,7 @@ def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, re
             val[a] = value
             fv[top] += sig[a] * value
             can_prune = prune and rnd[n] != last_round
-            a = _skip(a + 1, a_n, off, f, can_prune, prune_thr, regret, kind, child, val)
+            a = _skip(a + 1, a_n, off, f, can_prune, prune_thr, regret, kind, child, sig, val)
             if a < a_n:
                 fa[top] = a
                 node = child[f + a]
