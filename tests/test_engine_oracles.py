@@ -1,0 +1,261 @@
+"""The exact engine against independent engines, hand by hand, decision by decision.
+
+Oracles (test dependencies only):
+
+- OpenSpiel 2.0.2 ``universal_poker`` (C++, wraps the ACPC server's game code). With
+  ``bettingAbstraction=fullgame`` a no-limit game offers every raise-to size as an action
+  (action id = raise-to total; 0 = fold, 1 = call/check), so its legal actions give the
+  exact fold legality and raise bounds. Its limit games need ``fcpa`` (0 fold, 1 call,
+  2 raise): ``fullgame`` offers no raise in limit games. Its short decks hold the *lowest*
+  ranks and the *first* suits (card id = rank * numSuits + suit), where ACPC's dealer keeps
+  the highest ranks and last suits; cards are translated by that shift, which preserves
+  every hand comparison in the shipped games (no wheel or straight changes: see
+  ``_to_spiel_card``).
+- pokerkit 0.7.7 ``NoLimitTexasHoldem`` (pure Python, its own rules and hand evaluator):
+  bets are per street, so its raise-to amounts are offset by what the player put in on
+  earlier streets; heads-up it reverses the blinds itself, so its seat 0 posts the big
+  blind exactly like ACPC's seat 0.
+
+For every hand: the same cards, random legal actions (raise sizes weighted to the edges of
+the legal range), and at every decision the acting player, the legal kinds and the raise
+bounds must agree; at the end the betting string and the payoffs must agree.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+import warnings
+
+import pytest
+
+from pokerbot.gamedef import GameDef, load_game
+from pokerbot.state import ActionType, State
+
+try:
+    from tests.conftest import deal, random_action
+except ImportError:  # tests/ is not a package: pytest puts it on sys.path
+    from conftest import deal, random_action
+
+pyspiel = pytest.importorskip("pyspiel")
+
+#: Hands per game in the default run (the issue asks for at least 10,000 HUNL hands).
+DEFAULT_HANDS = {
+    "hunl": 10_000,
+    "hulhe": 3_000,
+    "leduc": 2_000,
+    "leduc-nl": 2_000,
+    "kuhn": 1_000,
+    "nlfh": 500,
+    "nlfh-small": 2_000,
+}
+
+
+def spiel_game(game: GameDef):
+    params = {
+        "betting": "nolimit" if game.nolimit else "limit",
+        "bettingAbstraction": "fullgame" if game.nolimit else "fcpa",
+        "numPlayers": game.num_players,
+        "numRounds": game.num_rounds,
+        "blind": " ".join(map(str, game.blind)),
+        "firstPlayer": " ".join(str(p + 1) for p in game.first_player),
+        "numSuits": game.num_suits,
+        "numRanks": game.num_ranks,
+        "numHoleCards": game.num_hole_cards,
+        "numBoardCards": " ".join(map(str, game.num_board_cards)),
+    }
+    if game.nolimit:
+        params["stack"] = " ".join(map(str, game.stack))
+    else:
+        params["raiseSize"] = " ".join(map(str, game.raise_size))
+        params["maxRaises"] = " ".join(map(str, game.max_raises))
+        # Limit stacks are unlimited in ACPC; OpenSpiel defaults to 1200. Far above any pot here.
+        params["stack"] = " ".join(["1000000"] * game.num_players)
+    return pyspiel.load_game("universal_poker", params)
+
+
+def _to_spiel_card(game: GameDef, card: int) -> int:
+    # ACPC deck: ranks 13-numRanks..12, suits 4-numSuits..3. OpenSpiel: ranks 0..numRanks-1,
+    # suits 0..numSuits-1, id rank*numSuits+suit. Shifting every rank by the same amount keeps
+    # the order of hands; straights map to straights because neither deck can make a wheel
+    # unless it is the full deck (where the shift is 0).
+    rank = card // 4 - (13 - game.num_ranks)
+    suit = card % 4 - (4 - game.num_suits)
+    return rank * game.num_suits + suit
+
+
+def _spiel_betting(spiel_state) -> str:
+    match = re.search(r"ACPC State: STATE:\d+:([^:]*):", str(spiel_state))
+    assert match, str(spiel_state)
+    return match.group(1)
+
+
+def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -> int:
+    """One random hand checked against OpenSpiel; returns the number of decisions."""
+    holes, board = deal(game, rng)
+    s = State.initial(game, hand_id=hand_id, hole_cards=holes, board_cards=board)
+    chance = [_to_spiel_card(game, c) for h in holes for c in h] + [_to_spiel_card(game, c) for c in board]
+    o = sgame.new_initial_state()
+    k = 0
+    decisions = 0
+    while True:
+        while o.is_chance_node():
+            o.apply_action(chance[k])
+            k += 1
+        if o.is_terminal():
+            break
+        ctx = f"hand {hand_id} at {s.betting_string()!r}"
+        assert not s.finished, ctx
+        assert o.current_player() == s.current_player, ctx
+        legal = o.legal_actions()  # ascending: [0 (fold)], 1 (call), then raise sizes
+        kinds = s.legal_kinds()
+        head = legal[:2]
+        assert (0 in head) == (ActionType.FOLD in kinds), ctx
+        assert 1 in head and ActionType.CALL in kinds, ctx
+        bounds = s.raise_bounds()
+        first_raise = (0 in head) + 1
+        if game.nolimit:
+            if len(legal) > first_raise:
+                lo, hi = legal[first_raise], legal[-1]
+                assert bounds == (lo, hi), ctx
+                # every size in between is offered (sorted, distinct ids: the count says it)
+                assert len(legal) - first_raise == hi - lo + 1, ctx
+            else:
+                assert bounds is None, ctx
+        else:
+            assert legal[first_raise:] == ([2] if bounds is not None else []), ctx
+        action = random_action(s, rng)
+        s = s.apply(action)
+        if action.kind == ActionType.RAISE:
+            o.apply_action(action.size if game.nolimit else 2)
+        else:
+            o.apply_action(int(action.kind))
+        decisions += 1
+    assert s.finished, f"hand {hand_id}: OpenSpiel ended the hand at {s.betting_string()!r}"
+    assert _spiel_betting(o) == s.betting_string()
+    assert s.payoffs() == list(o.returns()), f"hand {hand_id} {s.betting_string()!r}"
+    return decisions
+
+
+def _run_spiel(name: str, hands: int, seed: int) -> None:
+    pytest.importorskip("pokerbot.evaluator")
+    game = load_game(name)
+    sgame = spiel_game(game)
+    rng = random.Random(seed)
+    decisions = sum(play_against_spiel(game, sgame, rng, h) for h in range(hands))
+    assert decisions >= hands
+
+
+@pytest.mark.parametrize("name", sorted(DEFAULT_HANDS))
+def test_agrees_with_open_spiel(name):
+    _run_spiel(name, DEFAULT_HANDS[name], seed=2024)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(DEFAULT_HANDS))
+def test_agrees_with_open_spiel_many(name):
+    _run_spiel(name, 10 * DEFAULT_HANDS[name], seed=99)
+
+
+def test_open_spiel_oracle_is_wired_right():
+    # Spot checks of the translation itself, worked out by hand.
+    game = load_game("hunl")
+    o = spiel_game(game).new_initial_state()
+    for c in (51, 50, 0, 1):  # As Ah to seat 0, 2c 2d to seat 1
+        o.apply_action(c)
+    assert o.current_player() == 1
+    legal = o.legal_actions()
+    assert legal[:3] == [0, 1, 200] and legal[-1] == 20000
+    leduc = load_game("leduc")
+    assert sorted(_to_spiel_card(leduc, c) for c in leduc.deck()) == list(range(6))
+    small = load_game("nlfh-small")
+    assert sorted(_to_spiel_card(small, c) for c in small.deck()) == list(range(18))
+
+
+# --------------------------------------------------------------------------- pokerkit
+
+PK_HANDS = 1_000
+
+
+def _pokerkit():
+    pk = pytest.importorskip("pokerkit")
+    automations = (
+        pk.Automation.ANTE_POSTING,
+        pk.Automation.BET_COLLECTION,
+        pk.Automation.BLIND_OR_STRADDLE_POSTING,
+        pk.Automation.CARD_BURNING,
+        pk.Automation.HOLE_CARDS_SHOWING_OR_MUCKING,
+        pk.Automation.HAND_KILLING,
+        pk.Automation.CHIPS_PUSHING,
+        pk.Automation.CHIPS_PULLING,
+    )
+    return pk, automations
+
+
+def play_against_pokerkit(game: GameDef, pk, automations, rng: random.Random, hand_id: int) -> None:
+    from pokerbot.cards import format_cards
+
+    holes, board = deal(game, rng)
+    s = State.initial(game, hand_id=hand_id, hole_cards=holes, board_cards=board)
+    # pokerkit seat 0 posts the big blind heads-up, as ACPC seat 0 does (blind = 100 50).
+    p = pk.NoLimitTexasHoldem.create_state(
+        automations, True, 0, (game.blind[1], game.blind[0]), game.big_blind, tuple(game.stack), 2
+    )
+    assert tuple(p.stacks) == tuple(st - b for st, b in zip(game.stack, game.blind))
+    for h in holes:
+        p.deal_hole(format_cards(h))
+    street = 0
+    while True:
+        if p.can_deal_board():
+            street += 1
+            start, end = game.board_cards_before(street), game.board_cards_through(street)
+            p.deal_board(format_cards(board[start:end]))
+            continue
+        if not p.status:
+            break
+        ctx = f"hand {hand_id} at {s.betting_string()!r}"
+        assert not s.finished, ctx
+        assert p.actor_index == s.current_player, ctx
+        actor = p.actor_index
+        kinds = s.legal_kinds()
+        assert p.can_fold() == (ActionType.FOLD in kinds), ctx
+        bounds = s.raise_bounds()
+        assert p.can_complete_bet_or_raise_to() == (bounds is not None), ctx
+        # chips the actor put in on earlier streets (pokerkit amounts are per street)
+        base = s.spent[actor] - p.bets[actor]
+        if bounds is not None:
+            lo = p.min_completion_betting_or_raising_to_amount + base
+            hi = p.max_completion_betting_or_raising_to_amount + base
+            assert bounds == (lo, hi), ctx
+        assert s.to_call() == p.checking_or_calling_amount, ctx
+        action = random_action(s, rng)
+        s = s.apply(action)
+        if action.kind == ActionType.FOLD:
+            p.fold()
+        elif action.kind == ActionType.CALL:
+            p.check_or_call()
+        else:
+            p.complete_bet_or_raise_to(action.size - base)
+    assert s.finished, f"hand {hand_id}: pokerkit ended the hand at {s.betting_string()!r}"
+    assert s.payoffs() == [float(v) for v in p.payoffs], f"hand {hand_id} {s.betting_string()!r}"
+
+
+def _run_pokerkit(hands: int, seed: int) -> None:
+    pytest.importorskip("pokerbot.evaluator")
+    pk, automations = _pokerkit()
+    game = load_game("hunl")
+    rng = random.Random(seed)
+    with warnings.catch_warnings():
+        # pokerkit warns when a chosen card is not what its own deck would deal next
+        warnings.simplefilter("ignore", UserWarning)
+        for h in range(hands):
+            play_against_pokerkit(game, pk, automations, rng, h)
+
+
+def test_hunl_agrees_with_pokerkit():
+    _run_pokerkit(PK_HANDS, seed=7)
+
+
+@pytest.mark.slow
+def test_hunl_agrees_with_pokerkit_many():
+    _run_pokerkit(20_000, seed=8)
