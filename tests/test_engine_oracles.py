@@ -29,7 +29,7 @@ import warnings
 
 import pytest
 
-from pokerbot.gamedef import GameDef, load_game
+from pokerbot.gamedef import GameDef, load_game, parse_gamedef
 from pokerbot.state import ActionType, State
 
 try:
@@ -90,8 +90,8 @@ def _spiel_betting(spiel_state) -> str:
     return match.group(1)
 
 
-def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -> int:
-    """One random hand checked against OpenSpiel; returns the number of decisions."""
+def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -> State:
+    """One random hand checked against OpenSpiel; returns our final state."""
     holes, board = deal(game, rng)
     s = State.initial(game, hand_id=hand_id, hole_cards=holes, board_cards=board)
     chance = [_to_spiel_card(game, c) for h in holes for c in h] + [_to_spiel_card(game, c) for c in board]
@@ -134,7 +134,8 @@ def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -
     assert s.finished, f"hand {hand_id}: OpenSpiel ended the hand at {s.betting_string()!r}"
     assert _spiel_betting(o) == s.betting_string()
     assert s.payoffs() == list(o.returns()), f"hand {hand_id} {s.betting_string()!r}"
-    return decisions
+    assert decisions >= 1
+    return s
 
 
 def _run_spiel(name: str, hands: int, seed: int) -> None:
@@ -142,8 +143,53 @@ def _run_spiel(name: str, hands: int, seed: int) -> None:
     game = load_game(name)
     sgame = spiel_game(game)
     rng = random.Random(seed)
-    decisions = sum(play_against_spiel(game, sgame, rng, h) for h in range(hands))
-    assert decisions >= hands
+    finals = [play_against_spiel(game, sgame, rng, h) for h in range(hands)]
+    # the random play reaches both kinds of ending
+    assert any(f.is_showdown() for f in finals) and any(not f.is_showdown() for f in finals)
+
+
+#: Multi-player games (side pots, short all-in raises, folded money in pots), not shipped.
+EXTRA_GAMES = {
+    "nolimit-3p-uneven": (
+        "GAMEDEF\nnolimit\nnumPlayers = 3\nnumRounds = 4\nstack = 100 300 1000\nblind = 5 10 0\n"
+        "firstPlayer = 3 1 1 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3 1 1\n"
+        "END GAMEDEF\n",
+        3_000,
+    ),
+    "nolimit-4p-uneven": (
+        "GAMEDEF\nnolimit\nnumPlayers = 4\nnumRounds = 2\nstack = 60 250 400 30\nblind = 5 10 0 0\n"
+        "firstPlayer = 3 1\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\nnumBoardCards = 0 3\n"
+        "END GAMEDEF\n",
+        3_000,
+    ),
+    "holdem-limit-3p": (
+        "GAMEDEF\nlimit\nnumPlayers = 3\nnumRounds = 4\nblind = 5 10 0\nraiseSize = 10 10 20 20\n"
+        "firstPlayer = 3 1 1 1\nmaxRaises = 3 4 4 4\nnumSuits = 4\nnumRanks = 13\nnumHoleCards = 2\n"
+        "numBoardCards = 0 3 1 1\nEND GAMEDEF\n",
+        2_000,
+    ),
+    "kuhn-3p": (
+        "GAMEDEF\nlimit\nnumPlayers = 3\nnumRounds = 1\nblind = 1 1 1\nraiseSize = 1\nfirstPlayer = 1\n"
+        "maxRaises = 1\nnumSuits = 1\nnumRanks = 4\nnumHoleCards = 1\nnumBoardCards = 0\nEND GAMEDEF\n",
+        1_000,
+    ),
+}
+
+
+@pytest.mark.parametrize("name", sorted(EXTRA_GAMES))
+def test_multiplayer_agrees_with_open_spiel(name):
+    pytest.importorskip("pokerbot.evaluator")
+    text, hands = EXTRA_GAMES[name]
+    game = parse_gamedef(text, name=name)
+    sgame = spiel_game(game)
+    rng = random.Random(31)
+    side_pots = 0
+    for h in range(hands):
+        final = play_against_spiel(game, sgame, rng, h)
+        if final.is_showdown() and len(set(final.spent)) > 1:
+            side_pots += 1
+    # enough showdowns where players put in different amounts (side pots or folded money)
+    assert side_pots >= hands // 50
 
 
 @pytest.mark.parametrize("name", sorted(DEFAULT_HANDS))
