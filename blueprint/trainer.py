@@ -268,3 +268,14 @@ class Trainer:
             from blueprint.distributed import shutdown
 
             shutdown(self)
+
+
+def small_game_evaluator(trainer: Trainer) -> EvaluateFn | None:
+    """Exact exploitability (mbb/g) by the solver core's best response, for lossless small games."""
+    if not isinstance(trainer.cards, LosslessAbstraction):
+        return None
+    from pokerbot.solver import policy_exploitability
+
+    game = trainer.game
+    menu = None if not game.nolimit else trainer.menu
+    return lambda policy: float(policy_exploitability(game, policy, bet_menu=menu))
