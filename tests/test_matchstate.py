@@ -320,11 +320,24 @@ def test_fuzz_mutated_valid_strings(seed, cut, junk):
         assert parse_matchstate(game, again).state.betting_string() == ms.state.betting_string()
 
 
-@pytest.mark.parametrize("name", sorted(SHIPPED_GAMES))
+NOLIMIT_3P = HOLDEM_LIMIT_3P.replace("limit\n", "nolimit\nstack = 100 300 1000\n", 1).replace(
+    "raiseSize = 10 10 20 20\n", ""
+).replace("maxRaises = 3 4 4 4\n", "")
+
+
+def _game(name):
+    if name == "holdem-limit-3p":
+        return GAMES[name]
+    if name == "nolimit-3p":
+        return parse_gamedef(NOLIMIT_3P)
+    return load_game(name)
+
+
+@pytest.mark.parametrize("name", sorted(SHIPPED_GAMES) + ["holdem-limit-3p", "nolimit-3p"])
 @settings(max_examples=40, deadline=None)
 @given(seed=st.integers(0, 2**32 - 1))
 def test_matchstate_round_trip_in_random_play(name, seed):
-    game = load_game(name)
+    game = _game(name)
     rng = random.Random(seed)
     holes, board = deal(game, rng)
     s = State.initial(game, hand_id=seed, hole_cards=holes, board_cards=board)
