@@ -57,6 +57,7 @@ def _args(tree: PublicTree, trav: int) -> tuple:
         tree.sd_row, tree.chance_weight,
         tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o],
         tree.sd_order[trav], tree.sd_strength[trav], tree.sd_order[o], tree.sd_strength[o],
+        tree.sd_cards[trav], tree.sd_cards[o],
     )
 
 
@@ -80,7 +81,7 @@ def _work(tree: PublicTree, trav: int) -> tuple:
 
 
 def _run(tree: PublicTree, trav: int, r: tuple[np.ndarray, np.ndarray], mode: int, strat: np.ndarray) -> np.ndarray:
-    out = K.traverse(trav, r[trav], r[1 - trav], mode, *_args(tree, trav), _EMPTY, _EMPTY, strat, 1.0, 1.0, 1.0, False, *_work(tree, trav))
+    out = K.traverse(trav, r[trav], r[1 - trav], mode, *_args(tree, trav), _EMPTY, _EMPTY, strat, 1.0, 1.0, 1.0, False, False, *_work(tree, trav))
     return out.copy()
 
 

@@ -125,7 +125,7 @@ class Solver:
             r[0], r[1],
             t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
             t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
-            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1],
+            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
             t.decision_nodes[0], t.decision_nodes[1], self.regret, self.ssum, self.strat,
             w0[0], w0[1], w0[2], w0[3], w1[0], w1[1], w1[2], w1[3], w0[4], w0[5], w0[6],
         )

@@ -30,73 +30,84 @@ MODE_BR = 1
 MODE_EVAL = 2
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def fold_into(out, reach_o, t_cards, o_cards, t_same, stake, card_sum):
     """``out[i] = stake`` x total opponent reach over hands sharing no card with hand ``i``."""
     nt = t_cards.shape[0]
+    no = o_cards.shape[0]
     k = t_cards.shape[1]
     card_sum[:] = 0.0
     total = 0.0
-    for j in range(o_cards.shape[0]):
-        r = reach_o[j]
-        if r != 0.0:
+    if k == 2:
+        for j in range(no):
+            r = reach_o[j]
             total += r
-            for c in range(k):
-                card_sum[o_cards[j, c]] += r
+            card_sum[o_cards[j, 0]] += r
+            card_sum[o_cards[j, 1]] += r
+        for i in range(nt):
+            v = total - card_sum[t_cards[i, 0]] - card_sum[t_cards[i, 1]]
+            s = t_same[i]
+            if s >= 0:
+                v += reach_o[s]
+            out[i] = stake * v
+        return
+    for j in range(no):
+        r = reach_o[j]
+        total += r
+        for c in range(k):
+            card_sum[o_cards[j, c]] += r
     for i in range(nt):
         v = total
         for c in range(k):
             v -= card_sum[t_cards[i, c]]
-        if k == 2:
-            s = t_same[i]
-            if s >= 0:
-                v += reach_o[s]
         out[i] = stake * v
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def showdown_into(out, reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake, card_sum):
     """``out[i] = stake`` x (opponent reach hand ``i`` beats - reach it loses to), with card removal.
 
-    Linear in the number of hands: both lists are pre-sorted by strength
-    (``*_order`` gives hand indices, ``*_str`` their strengths, ascending).
+    Linear in the number of hands: both lists come pre-sorted by strength on
+    this board: ``*_order`` (hand indices), ``*_str`` (their strengths,
+    ascending) and ``*_cards`` (their cards, in the same sorted order).
+    Handles one or two cards per hand (with a single card, the only opponent
+    hand sharing it is the same card, which ties and so never counts).
     """
-    nt = t_cards.shape[0]
-    no = o_cards.shape[0]
-    k = t_cards.shape[1]
+    nt = t_order.shape[0]
+    no = o_order.shape[0]
+    two = t_cards.shape[1] == 2
     card_sum[:] = 0.0
     total = 0.0
     j = 0
     for i in range(nt):
         s = t_str[i]
         while j < no and o_str[j] < s:
-            h = o_order[j]
-            r = reach_o[h]
+            r = reach_o[o_order[j]]
             total += r
-            for c in range(k):
-                card_sum[o_cards[h, c]] += r
+            card_sum[o_cards[j, 0]] += r
+            if two:
+                card_sum[o_cards[j, 1]] += r
             j += 1
-        h = t_order[i]
-        v = total
-        for c in range(k):
-            v -= card_sum[t_cards[h, c]]
-        out[h] = v
+        v = total - card_sum[t_cards[i, 0]]
+        if two:
+            v -= card_sum[t_cards[i, 1]]
+        out[t_order[i]] = v
     card_sum[:] = 0.0
     total = 0.0
     j = no - 1
     for i in range(nt - 1, -1, -1):
         s = t_str[i]
         while j >= 0 and o_str[j] > s:
-            h = o_order[j]
-            r = reach_o[h]
+            r = reach_o[o_order[j]]
             total += r
-            for c in range(k):
-                card_sum[o_cards[h, c]] += r
+            card_sum[o_cards[j, 0]] += r
+            if two:
+                card_sum[o_cards[j, 1]] += r
             j -= 1
+        v = total - card_sum[t_cards[i, 0]]
+        if two:
+            v -= card_sum[t_cards[i, 1]]
         h = t_order[i]
-        v = total
-        for c in range(k):
-            v -= card_sum[t_cards[h, c]]
         out[h] = stake * (out[h] - v)
 
 
@@ -110,8 +121,8 @@ def fold_values(reach_o, t_cards, o_cards, t_same, stake):
 
 @njit(cache=True)
 def showdown_values(reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake):
-    """Allocating form of :func:`showdown_into`."""
-    out = np.empty(t_cards.shape[0])
+    """Allocating form of :func:`showdown_into` (``*_cards`` in sorted order too)."""
+    out = np.empty(t_order.shape[0])
     showdown_into(out, reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake, np.zeros(52))
     return out
 
@@ -132,12 +143,12 @@ def tree_depth(first_child, num_children):
     return best
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def traverse(
     trav, reach_t, reach_o, mode,
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    t_cards, o_cards, t_same, t_valid, o_valid, t_order, t_str, o_order, o_str,
-    regret, ssum, strat, dpos, dneg, sdisc, clip,
+    t_cards, o_cards, t_same, t_valid, o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc,
+    regret, ssum, strat, dpos, dneg, sdisc, clip, match_inline,
     RT, RO, OUT, VALS, NODE, CHILD, CS,
 ):
     """Counterfactual values (per traverser hand) at the root; see the module docstring.
@@ -145,6 +156,8 @@ def traverse(
     A depth-first walk with an explicit stack; ``RT``/``RO``/``OUT`` (depth+1, H)
     and ``VALS`` (depth+1, max actions, H_t) are per-depth work buffers,
     ``NODE``/``CHILD`` the stack, ``CS`` a 52-float buffer. Returns ``OUT[0]``.
+    With ``match_inline`` (MODE_CFR, alternating updates) each traverser node's
+    current strategy is recomputed from its new regrets as soon as it is updated.
     """
     nt = reach_t.shape[0]
     no = reach_o.shape[0]
@@ -167,7 +180,9 @@ def traverse(
                 continue
             if kd == SHOWDOWN:
                 row = sd_row[n]
-                showdown_into(OUT[d], RO[d], t_cards, o_cards, t_order[row], t_str[row], o_order[row], o_str[row], amount[n], CS)
+                showdown_into(
+                    OUT[d], RO[d], t_sdc[row], o_sdc[row], t_order[row], t_str[row], o_order[row], o_str[row], amount[n], CS
+                )
                 d -= 1
                 continue
             for h in range(nt):
@@ -265,11 +280,30 @@ def traverse(
                                 r = 0.0
                             regret[i] = r
                             ssum[i] = ssum[i] * sdisc + RT[d, h] * strat[i]
+                    if match_inline:
+                        # Regret matching right away (alternating updates: nothing reads it this pass).
+                        tot = VALS[d, 0]
+                        for h in range(nt):
+                            tot[h] = 0.0
+                        for a in range(nc):
+                            base = off + a * nt
+                            for h in range(nt):
+                                r = regret[base + h]
+                                if r > 0.0:
+                                    tot[h] += r
+                        for a in range(nc):
+                            base = off + a * nt
+                            for h in range(nt):
+                                r = regret[base + h]
+                                if tot[h] > 0.0:
+                                    strat[base + h] = r / tot[h] if r > 0.0 else 0.0
+                                else:
+                                    strat[base + h] = 1.0 / nc
         d -= 1
     return OUT[0]
 
 
-@njit(cache=True)
+@njit(cache=True, fastmath=True)
 def regret_match(nodes, num_children, slot, nh, regret, strat):
     """Current strategy of every node in ``nodes`` (one player, ``nh`` hands) from its regrets."""
     for n in nodes:
@@ -340,7 +374,7 @@ def run_iterations(
     t_start, count, alg, alpha, beta, gamma, alternating,
     reach0, reach1,
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1,
+    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
     dec0, dec1, regret, ssum, strat,
     RT0, RO0, OUT0, VALS0, RT1, RO1, OUT1, VALS1, NODE, CHILD, CS,
 ):
@@ -353,19 +387,17 @@ def run_iterations(
         traverse(
             0, reach0, reach1, MODE_CFR,
             kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards0, cards1, same0, valid0, valid1, order0, str0, order1, str1,
-            regret, ssum, strat, dpos, dneg, davg, clip,
+            cards0, cards1, same0, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
+            regret, ssum, strat, dpos, dneg, davg, clip, alternating,
             RT0, RO0, OUT0, VALS0, NODE, CHILD, CS,
         )
-        if alternating:
-            regret_match(dec0, num_children, slot, nh0, regret, strat)
         traverse(
             1, reach1, reach0, MODE_CFR,
             kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards1, cards0, same1, valid1, valid0, order1, str1, order0, str0,
-            regret, ssum, strat, dpos, dneg, davg, clip,
+            cards1, cards0, same1, valid1, valid0, order1, str1, order0, str0, sdc1, sdc0,
+            regret, ssum, strat, dpos, dneg, davg, clip, alternating,
             RT1, RO1, OUT1, VALS1, NODE, CHILD, CS,
         )
         if not alternating:
             regret_match(dec0, num_children, slot, nh0, regret, strat)
-        regret_match(dec1, num_children, slot, nh1, regret, strat)
+            regret_match(dec1, num_children, slot, nh1, regret, strat)

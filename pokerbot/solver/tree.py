@@ -207,7 +207,8 @@ class PublicTree:
     hand), ``valid[p]`` (boards, H_p) 1.0 where the hand misses the board,
     ``same[p]`` index of the identical hand in the other player's list (-1 if
     none), ``sd_order[p]`` / ``sd_strength[p]`` (showdown boards, H_p) hands
-    sorted by strength on each full board (blocked hands have strength -1).
+    sorted by strength on each full board (blocked hands have strength -1) and
+    ``sd_cards[p]`` (showdown boards, H_p, k) their cards in that order.
     """
 
     game: GameDef
@@ -227,6 +228,7 @@ class PublicTree:
     same: tuple[np.ndarray, np.ndarray]
     sd_order: tuple[np.ndarray, np.ndarray]
     sd_strength: tuple[np.ndarray, np.ndarray]
+    sd_cards: tuple[np.ndarray, np.ndarray]
     boards: list[tuple[tuple[int, ...], ...]]
     betting: list[str]
     labels: list[list[str]]
@@ -267,7 +269,10 @@ class PublicTree:
                       self.amount, self.sd_row, self.chance_weight, self.template)
         )
         for p in range(2):
-            own += sum(a.nbytes for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p]))
+            own += sum(
+                a.nbytes
+                for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p], self.sd_cards[p])
+            )
         return own + arrays_per_slot * itemsize * self.num_slots
 
 
@@ -506,6 +511,7 @@ def build_tree(
         same=(same[0], same[1]),
         sd_order=(sd_order[0], sd_order[1]),
         sd_strength=(sd_strength[0], sd_strength[1]),
+        sd_cards=tuple(np.ascontiguousarray(hand_lists[p][sd_order[p]]) for p in range(2)),  # type: ignore[arg-type]
         boards=boards,
         betting=betting,
         labels=labels,
