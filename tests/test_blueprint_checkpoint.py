@@ -1,0 +1,152 @@
+"""Checkpoints: exact resume, Ctrl-C, crashes, corrupt and mismatched files, configs, the train CLI."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blueprint.config import BlueprintConfig, ConfigError, config_from_dict, load_config
+from blueprint.model import Blueprint
+from blueprint.trainer import Trainer
+from pokerbot.errors import CheckpointError
+
+
+def cfg(**kw) -> BlueprintConfig:
+    base = dict(name="ck", game="leduc", iterations=6000, chunk=500, checkpoint_every=1000, seed=7,
+                discount_every=700, discount_until=4000)
+    base.update(kw)
+    return BlueprintConfig(**base)
+
+
+def reference() -> Trainer:
+    t = Trainer(cfg(), directory=None)
+    t.train(progress=False)
+    return t
+
+
+def same(a: Trainer, b: Trainer) -> bool:
+    return (a.iteration == b.iteration and np.array_equal(a.regret, b.regret) and np.array_equal(a.ssum, b.ssum)
+            and np.array_equal(a.trav_rng, b.trav_rng) and np.array_equal(a.deal_rng, b.deal_rng))
+
+
+def test_stop_and_resume_is_exact(tmp_path: Path):
+    ref = reference()
+    first = Trainer(cfg(), directory=tmp_path)
+    r = first.train(progress=False, stop_after=2300)
+    assert r.iterations == 2300 and (tmp_path / "checkpoint.npz").is_file()
+    again = Trainer(cfg(), directory=tmp_path)
+    again.train(progress=False)
+    assert same(ref, again)
+    bp = Blueprint.load(tmp_path / "blueprint.npz")
+    assert bp.meta["iterations"] == 6000
+    assert np.allclose(bp.strategy, ref.average().astype(np.float32))
+
+
+def test_ctrl_c_saves_a_checkpoint_and_resumes_exactly(tmp_path: Path):
+    ref = reference()
+    calls = []
+
+    def interrupt(policy):
+        calls.append(1)
+        if len(calls) == 2:
+            os.kill(os.getpid(), signal.SIGINT)  # as if the user pressed Ctrl-C
+        return 0.0
+
+    t = Trainer(cfg(eval_every=1000), directory=tmp_path)
+    r = t.train(progress=False, evaluate=interrupt)
+    assert r.interrupted and t.iteration == 2000  # the chunk finished, nothing lost
+    again = Trainer(cfg(), directory=tmp_path)
+    again.load_checkpoint()
+    assert again.iteration == 2000
+    again.train(progress=False)
+    assert same(ref, again)
+
+
+def test_crash_loses_at_most_one_checkpoint_interval(tmp_path: Path):
+    ref = reference()
+
+    def crash(policy):
+        raise RuntimeError("simulated crash")
+
+    t = Trainer(cfg(eval_every=2500, checkpoint_every=1000), directory=tmp_path)
+    with pytest.raises(RuntimeError):
+        t.train(progress=False, evaluate=crash)
+    again = Trainer(cfg(), directory=tmp_path)
+    again.load_checkpoint()
+    assert 2500 - 1000 <= again.iteration <= 2500
+    again.train(progress=False)
+    assert same(ref, again)
+
+
+def test_corrupt_and_mismatched_checkpoints_are_refused(tmp_path: Path):
+    t = Trainer(cfg(iterations=1000), directory=tmp_path)
+    t.train(progress=False)
+    path = tmp_path / "checkpoint.npz"
+    good = path.read_bytes()
+    # another seed: refused, naming the field
+    with pytest.raises(CheckpointError, match="seed"):
+        Trainer(cfg(seed=8), directory=tmp_path).load_checkpoint()
+    with pytest.raises(CheckpointError, match="game"):
+        Trainer(cfg(game="kuhn"), directory=tmp_path).load_checkpoint()
+    # a flipped byte inside the regrets: checksum mismatch (or unreadable zip)
+    data = bytearray(good)
+    at = good.find(t.ssum.tobytes()[:64])
+    assert at > 0
+    data[at + 40] ^= 0xFF
+    path.write_bytes(bytes(data))
+    with pytest.raises(CheckpointError, match="corrupt|not a readable"):
+        Trainer(cfg(), directory=tmp_path).load_checkpoint()
+    # truncated
+    path.write_bytes(good[: len(good) // 3])
+    with pytest.raises(CheckpointError, match="not a readable"):
+        Trainer(cfg(), directory=tmp_path).train(progress=False)
+    # not a checkpoint at all
+    np.savez(path, regret=np.zeros(3))
+    with pytest.raises(CheckpointError, match="no header"):
+        Trainer(cfg(), directory=tmp_path).load_checkpoint()
+    with pytest.raises(CheckpointError, match="expected a 'checkpoint'"):
+        Trainer(cfg(), directory=tmp_path).load_checkpoint(tmp_path / "blueprint.npz")
+    with pytest.raises(CheckpointError, match="expected a 'blueprint'"):
+        path.write_bytes(good)
+        Blueprint.load(path)
+
+
+def test_configs_parse_and_refuse_bad_input(tmp_path: Path):
+    for name in ("kuhn", "leduc", "leduc-linear", "hunl-tiny", "hunl-default", "hunl-slumbot"):
+        c = load_config(name)
+        assert c.name == name and c.iterations > 0
+    assert load_config("hunl-tiny").regret_floor == -310_000_000.0
+    with pytest.raises(ConfigError, match="unknown key 'iterationz'"):
+        config_from_dict({"game": {"name": "leduc"}, "mccfr": {"iterationz": 3}})
+    with pytest.raises(ConfigError, match="missing 'iterations'"):
+        config_from_dict({"game": {"name": "leduc"}})
+    with pytest.raises(ConfigError, match="dtype"):
+        config_from_dict({"game": {"name": "leduc"}, "mccfr": {"iterations": 3, "dtype": "int8"}})
+    bad = tmp_path / "bad.toml"
+    bad.write_text("[game\nname = 'leduc'")
+    with pytest.raises(ConfigError, match="bad.toml"):
+        load_config(bad)
+    with pytest.raises(ConfigError, match="no config"):
+        load_config("no-such-config")
+
+
+def test_train_cli_runs_and_resumes(tmp_path: Path, capsys, monkeypatch):
+    from pokerbot.cli import main
+
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path))
+    conf = tmp_path / "k.toml"
+    conf.write_text('name = "k"\n[game]\nname = "kuhn"\n[mccfr]\niterations = 4000\n'
+                    '[run]\nchunk = 1000\ncheckpoint_every = 1000\neval_every = 2000\n')
+    assert main(["train", str(conf), "--iterations", "2000", "--no-progress"]) == 0
+    assert main(["train", str(conf), "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "4,000 iterations (2,000 new" in out and "exploitability after 4,000" in out
+    assert (tmp_path / "blueprints" / "k" / "blueprint.npz").is_file()
+    assert (tmp_path / "blueprints" / "k" / "manifest.json").is_file()
+    (tmp_path / "blueprints" / "k" / "checkpoint.npz").write_bytes(b"garbage")
+    assert main(["train", str(conf), "--no-progress"]) == 1
+    assert "not a readable checkpoint" in capsys.readouterr().err
