@@ -90,6 +90,29 @@ def _spiel_betting(spiel_state) -> str:
     return match.group(1)
 
 
+def check_decision(game: GameDef, s: State, o, ctx: str) -> None:
+    """Our acting player, legal kinds and raise bounds equal OpenSpiel's."""
+    assert not s.finished, ctx
+    assert o.current_player() == s.current_player, ctx
+    legal = o.legal_actions()  # ascending: [0 (fold)], 1 (call), then raise sizes
+    kinds = s.legal_kinds()
+    head = legal[:2]
+    assert (0 in head) == (ActionType.FOLD in kinds), ctx
+    assert 1 in head and ActionType.CALL in kinds, ctx
+    bounds = s.raise_bounds()
+    first_raise = (0 in head) + 1
+    if game.nolimit:
+        if len(legal) > first_raise:
+            lo, hi = legal[first_raise], legal[-1]
+            assert bounds == (lo, hi), ctx
+            # every size in between is offered (sorted, distinct ids: the count says it)
+            assert len(legal) - first_raise == hi - lo + 1, ctx
+        else:
+            assert bounds is None, ctx
+    else:
+        assert legal[first_raise:] == ([2] if bounds is not None else []), ctx
+
+
 def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -> State:
     """One random hand checked against OpenSpiel; returns our final state."""
     holes, board = deal(game, rng)
@@ -105,25 +128,7 @@ def play_against_spiel(game: GameDef, sgame, rng: random.Random, hand_id: int) -
         if o.is_terminal():
             break
         ctx = f"hand {hand_id} at {s.betting_string()!r}"
-        assert not s.finished, ctx
-        assert o.current_player() == s.current_player, ctx
-        legal = o.legal_actions()  # ascending: [0 (fold)], 1 (call), then raise sizes
-        kinds = s.legal_kinds()
-        head = legal[:2]
-        assert (0 in head) == (ActionType.FOLD in kinds), ctx
-        assert 1 in head and ActionType.CALL in kinds, ctx
-        bounds = s.raise_bounds()
-        first_raise = (0 in head) + 1
-        if game.nolimit:
-            if len(legal) > first_raise:
-                lo, hi = legal[first_raise], legal[-1]
-                assert bounds == (lo, hi), ctx
-                # every size in between is offered (sorted, distinct ids: the count says it)
-                assert len(legal) - first_raise == hi - lo + 1, ctx
-            else:
-                assert bounds is None, ctx
-        else:
-            assert legal[first_raise:] == ([2] if bounds is not None else []), ctx
+        check_decision(game, s, o, ctx)
         action = random_action(s, rng)
         s = s.apply(action)
         if action.kind == ActionType.RAISE:
@@ -174,6 +179,66 @@ EXTRA_GAMES = {
         1_000,
     ),
 }
+
+
+def replay_against_spiel(game: GameDef, betting: str, seed: int = 0) -> State:
+    """Replay a fixed betting line in both engines, checking every decision on the way."""
+    from pokerbot.state import parse_action
+
+    holes, board = deal(game, random.Random(seed))
+    s = State.initial(game, hole_cards=holes, board_cards=board)
+    chance = [_to_spiel_card(game, c) for h in holes for c in h] + [_to_spiel_card(game, c) for c in board]
+    o = spiel_game(game).new_initial_state()
+    k = i = 0
+    while True:
+        while o.is_chance_node():
+            o.apply_action(chance[k])
+            k += 1
+        while i < len(betting) and betting[i] == "/":
+            i += 1
+        if i == len(betting):
+            break
+        check_decision(game, s, o, f"line {betting!r} at {s.betting_string()!r}")
+        action, used = parse_action(betting[i:], game.nolimit)
+        i += used
+        s = s.apply(action)
+        o.apply_action(action.size if action.kind == ActionType.RAISE and game.nolimit
+                       else (2 if action.kind == ActionType.RAISE else int(action.kind)))
+    if o.is_terminal():
+        assert s.finished and s.payoffs() == list(o.returns())
+    else:
+        check_decision(game, s, o, f"end of line {betting!r}")
+    assert _spiel_betting(o) == s.betting_string()
+    return s
+
+
+MIN_RAISES_63 = "".join(f"r{200 + 100 * i}" for i in range(63))
+
+
+@pytest.mark.parametrize(
+    "name,betting",
+    [
+        ("hunl", MIN_RAISES_63),  # the 64-actions-per-round limit on raising
+        ("hunl", MIN_RAISES_63 + "c/" + "".join(f"r{6500 + 100 * i}" for i in range(63))),
+        ("hunl", "r15000r20000"),
+        ("hunl", "r19999r20000c"),
+        ("hunl", "cc/r200r19900r20000"),
+        ("hunl", "r300c/r400r900c/cc/r20000c"),
+        ("hulhe", "rrrc/rrrrc/rrrrc/rrrrc"),
+        ("leduc", "rrc/rrf"),
+        ("leduc-nl", "r2r4r8r16r20c"),
+        ("leduc-nl", "cc/r19r20c"),
+        ("nolimit-4p-uneven", "r250cf"),  # seat 1 (stack 250) can only call the 250
+        ("nolimit-4p-uneven", "r40ccc/r50"),
+        ("nolimit-3p-uneven", "r250cr300"),
+        ("nolimit-3p-uneven", "r200cc/r300f"),
+        ("nolimit-3p-uneven", "r1000cc"),
+    ],
+)
+def test_scripted_lines_agree_with_open_spiel(name, betting):
+    pytest.importorskip("pokerbot.evaluator")
+    game = parse_gamedef(EXTRA_GAMES[name][0], name=name) if name in EXTRA_GAMES else load_game(name)
+    replay_against_spiel(game, betting)
 
 
 @pytest.mark.parametrize("name", sorted(EXTRA_GAMES))
