@@ -192,6 +192,23 @@ def _colex_table() -> tuple[np.ndarray, np.ndarray]:
 _COLEX, _POP = _colex_table()
 
 
+@njit(cache=True, inline="always")
+def _suit_key(hm, bm):
+    """(shape code << 20) | suit index of one suit with hole ranks ``hm`` and board ranks ``bm``."""
+    n0 = _POP[hm]
+    # board ranks compressed to positions among the ranks not in hm
+    comp = np.int64(0)
+    n1 = 0
+    x = bm
+    while x:
+        low = x & (-x)
+        comp |= low >> _POP[hm & (low - 1)]
+        n1 += 1
+        x ^= low
+    code = n0 * 6 + n1
+    return (np.int64(code) << 20) | (_COLEX[hm] * _SH_NBOARD[code] + _COLEX[comp])
+
+
 @njit(cache=True)
 def hand_index(round_, cards):
     """Isomorphic index of 2 hole cards followed by the round's board cards (no validation).
@@ -238,37 +255,22 @@ def hand_index(round_, cards):
             else:
                 b3 |= bit
     # per suit: sort key = code * 2**20 + suit index (suit indices < 36036 < 2**20)
-    keys = np.empty(4, np.int64)
-    for s in range(4):
-        if s == 0:
-            hm, bm = h0, b0
-        elif s == 1:
-            hm, bm = h1, b1
-        elif s == 2:
-            hm, bm = h2, b2
-        else:
-            hm, bm = h3, b3
-        n0 = _POP[hm]
-        # board ranks compressed to positions among the ranks not in hm
-        comp = np.int64(0)
-        n1 = 0
-        x = bm
-        while x:
-            low = x & (-x)
-            comp |= low >> _POP[hm & (low - 1)]
-            n1 += 1
-            x ^= low
-        code = n0 * 6 + n1
-        sidx = _COLEX[hm] * _SH_NBOARD[code] + _COLEX[comp]
-        keys[s] = (np.int64(code) << 20) | sidx
-    # sort descending (4 elements, insertion sort)
-    for i in range(1, 4):
-        v = keys[i]
-        j = i - 1
-        while j >= 0 and keys[j] < v:
-            keys[j + 1] = keys[j]
-            j -= 1
-        keys[j + 1] = v
+    k0 = _suit_key(h0, b0)
+    k1 = _suit_key(h1, b1)
+    k2 = _suit_key(h2, b2)
+    k3 = _suit_key(h3, b3)
+    # sorting network, descending
+    if k0 < k1:
+        k0, k1 = k1, k0
+    if k2 < k3:
+        k2, k3 = k3, k2
+    if k0 < k2:
+        k0, k2 = k2, k0
+    if k1 < k3:
+        k1, k3 = k3, k1
+    if k1 < k2:
+        k1, k2 = k2, k1
+    keys = (k0, k1, k2, k3)
     ckey = 0
     for i in range(4):
         ckey = ckey * 18 + (keys[i] >> 20)

@@ -193,7 +193,7 @@ def kmeans(
             c[empty] = fit_x[worst]
         if progress:
             progress(it + 1, cost)
-        if prev - cost <= tol * max(prev, 1e-12) and not empty.any():
+        if np.isfinite(prev) and prev - cost <= tol * max(prev, 1e-12) and not empty.any():
             break
         prev = cost
     if fit_x is not x:

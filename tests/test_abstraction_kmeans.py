@@ -1,0 +1,75 @@
+"""Weighted k-means++ (L2 / EMD) against exact answers and an independent EMD."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from abstraction.kmeans import assign, emd, emd_embed, kmeans
+
+
+def w1_by_quantiles(p, q, positions):
+    """Independent 1-D Wasserstein-1: couple equal-mass unit samples in sorted order."""
+    scale = 1000
+    a = np.repeat(positions, np.round(np.asarray(p) / np.sum(p) * scale).astype(int))
+    b = np.repeat(positions, np.round(np.asarray(q) / np.sum(q) * scale).astype(int))
+    assert len(a) == len(b) == scale
+    return float(np.abs(np.sort(a) - np.sort(b)).mean())
+
+
+def test_emd_equals_quantile_coupling():
+    rng = np.random.default_rng(0)
+    pos = np.sort(rng.random(6))
+    for _ in range(20):
+        # masses that are multiples of 1/1000 so the sample coupling is exact
+        p = rng.multinomial(1000, np.ones(6) / 6)
+        q = rng.multinomial(1000, np.ones(6) / 6)
+        assert emd(p, q, pos) == pytest.approx(w1_by_quantiles(p, q, pos), abs=1e-5)
+
+
+def test_emd_known_values():
+    assert emd(np.array([1, 0, 0]), np.array([0, 0, 1]), np.array([0.0, 0.5, 1.0])) == pytest.approx(1.0)
+    assert emd(np.array([1, 1, 0]), np.array([0, 1, 1]), np.array([0.0, 0.5, 1.0])) == pytest.approx(0.5)
+    assert emd(np.array([2, 3]), np.array([4, 6])) == pytest.approx(0.0)  # scale-free
+    with pytest.raises(ValueError, match="positions"):
+        emd_embed(np.ones((2, 3)), np.array([0.0, 1.0, 0.5]))
+
+
+@pytest.mark.parametrize("metric", ["l2", "emd"])
+def test_recovers_separated_clusters(metric):
+    rng = np.random.default_rng(1)
+    centres = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0], [0.0, 1.0, 0.0], [0.3, 0.3, 0.4]])
+    truth = rng.integers(0, 4, 3000)
+    x = np.abs(centres[truth] + rng.normal(0, 0.02, (3000, 3)))
+    if metric == "emd":
+        x = emd_embed(x + 1e-3)
+    c, lab = kmeans(x, np.ones(len(x)), 4, metric, seed=3)
+    # a perfect matching between found and true clusters
+    pairs = set(zip(lab.tolist(), truth.tolist()))
+    assert len(pairs) == 4
+
+
+def test_weights_act_as_multiplicities():
+    """One point of weight 3 pulls a centre exactly like three copies of it."""
+    x = np.array([[0.0], [1.0], [10.0]], np.float32)
+    c, lab = kmeans(x, np.array([3.0, 1.0, 1.0]), 2, seed=0)
+    assert sorted(np.round(c[:, 0], 5).tolist()) == [0.25, 10.0]
+    assert lab[0] == lab[1] != lab[2]
+
+
+def test_deterministic_given_seed_and_sample_mode():
+    rng = np.random.default_rng(2)
+    x = rng.random((5000, 4)).astype(np.float32)
+    w = rng.integers(1, 5, 5000)
+    a = kmeans(x, w, 8, "l2", seed=7, sample=1000)
+    b = kmeans(x, w, 8, "l2", seed=7, sample=1000)
+    assert np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1])
+    # labels are the nearest centres
+    assert np.array_equal(assign(x, a[0]), a[1])
+
+
+def test_bad_input():
+    with pytest.raises(ValueError, match="metric"):
+        kmeans(np.zeros((3, 1)), np.ones(3), 2, "cosine")
+    with pytest.raises(ValueError, match="weight"):
+        kmeans(np.zeros((3, 1)), np.ones(2), 2)
