@@ -46,6 +46,8 @@ from pokerbot.solver.tree import (
     build_tree,
     default_menu,
     limit_menu,
+    menu_from_spec,
+    menu_spec,
     pot_fraction_menu,
 )
 
@@ -68,6 +70,8 @@ __all__ = [
     "game_tree",
     "limit_menu",
     "load_policy",
+    "menu_from_spec",
+    "menu_spec",
     "nash_conv",
     "policy_best_responses",
     "policy_exploitability",

@@ -48,8 +48,8 @@ from pokerbot.gamedef import GameDef, parse_gamedef
 MAGIC = "#pokerbot-policy 1"
 
 
-def _open(path: str | os.PathLike[str], mode: str) -> IO[str]:
-    if str(path).endswith(".gz"):
+def _open(path: str | os.PathLike[str], mode: str, gz: bool | None = None) -> IO[str]:
+    if gz if gz is not None else str(path).endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")  # type: ignore[arg-type]
     return open(path, mode, encoding="utf-8")
 
@@ -78,7 +78,7 @@ def save_policy(
 ) -> None:
     """Write ``policy`` to ``path`` in the format above (keys sorted); ``extra`` adds header lines."""
     tmp = str(path) + ".tmp"
-    with _open(tmp, "w") as f:
+    with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
         for line in _header(game, extra):
             f.write(line + "\n")
         for key in sorted(policy):
@@ -97,7 +97,7 @@ def save_strategy(
 
     tmp = str(path) + ".tmp"
     count = 0
-    with _open(tmp, "w") as f:
+    with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
         for line in _header(tree.game, extra):
             f.write(line + "\n")
         hand_text = [[format_cards(h) for h in tree.hands[p]] for p in range(2)]

@@ -85,6 +85,10 @@ class PotFractionMenu:
     max_raises: int = 3
     all_in_after_cap: bool = False
 
+    def __post_init__(self) -> None:
+        if any(not f > 0 for f in self.fractions) or self.max_raises < 0:
+            raise SolverError(f"pot fractions must be positive and max_raises >= 0, got {self.fractions}, {self.max_raises}")
+
     def __call__(self, state: State) -> list[Action]:
         out: list[Action] = []
         if state.can_fold():
@@ -112,6 +116,45 @@ class PotFractionMenu:
         for size in sorted(set(sizes)):
             out.append(raise_to(size))
         return out
+
+
+    def spec(self) -> str:
+        """A one-line description that :func:`menu_from_spec` reads back."""
+        fr = ",".join(f"{f:g}" for f in self.fractions) or "-"
+        return f"pot {fr} all_in={int(self.all_in)} max_raises={self.max_raises} all_in_after_cap={int(self.all_in_after_cap)}"
+
+
+def menu_from_spec(spec: str) -> BetMenu:
+    """The menu of a :meth:`PotFractionMenu.spec` line, or :func:`limit_menu` for ``"limit"``.
+
+    >>> menu_from_spec(pot_fraction_menu((0.5, 1)).spec()) == pot_fraction_menu((0.5, 1))
+    True
+    """
+    parts = spec.split()
+    if parts == ["limit"]:
+        return limit_menu
+    try:
+        if parts[0] != "pot":
+            raise ValueError
+        fractions = () if parts[1] == "-" else tuple(float(x) for x in parts[1].split(","))
+        opts = dict(p.split("=", 1) for p in parts[2:])
+        return PotFractionMenu(
+            fractions,
+            bool(int(opts.get("all_in", "1"))),
+            int(opts.get("max_raises", "3")),
+            bool(int(opts.get("all_in_after_cap", "0"))),
+        )
+    except (ValueError, IndexError):
+        raise SolverError(f"bad bet menu description {spec!r}; expected 'limit' or 'pot F1,F2 all_in=1 max_raises=3'") from None
+
+
+def menu_spec(menu: BetMenu) -> str | None:
+    """The spec line of a built-in menu (None for other callables)."""
+    if menu is limit_menu:
+        return "limit"
+    if isinstance(menu, PotFractionMenu):
+        return menu.spec()
+    return None
 
 
 def pot_fraction_menu(

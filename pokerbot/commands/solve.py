@@ -1,0 +1,95 @@
+"""``pokerbot solve``: solve a game with a CFR-family algorithm and write the strategy file."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "solve a game (CFR, CFR+, Linear CFR, DCFR) and write its strategy; prints exploitability as it goes"
+
+
+def add_menu_arguments(parser: argparse.ArgumentParser) -> None:
+    """Bet-menu options shared with ``pokerbot exploitability`` (no-limit games only)."""
+    parser.add_argument("--bet-sizes", default=None, metavar="F1,F2",
+                        help="no-limit raises as pot fractions (default 0.5,1; '-' for none)")
+    parser.add_argument("--no-all-in", action="store_true", help="no-limit: leave all-in out of the menu")
+    parser.add_argument("--max-raises", type=int, default=None, metavar="N",
+                        help="no-limit: raises kept per round (default 3)")
+
+
+def menu_from_args(args: argparse.Namespace, game, fallback: str | None = None):  # type: ignore[no-untyped-def]
+    """The bet menu the options describe (or ``fallback`` spec, or the game's default)."""
+    from pokerbot.solver import default_menu, menu_from_spec, pot_fraction_menu
+
+    if not game.nolimit:
+        return default_menu(game)
+    if args.bet_sizes is None and not args.no_all_in and args.max_raises is None:
+        return menu_from_spec(fallback) if fallback else default_menu(game)
+    sizes = (0.5, 1.0) if args.bet_sizes is None else (
+        () if args.bet_sizes.strip() == "-" else tuple(float(x) for x in args.bet_sizes.split(","))
+    )
+    return pot_fraction_menu(sizes, not args.no_all_in, 3 if args.max_raises is None else args.max_raises)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("game", metavar="GAME", help="a shipped game name (kuhn, leduc, leduc-nl, nlfh-small, ...) or a .game file")
+    parser.add_argument("--algorithm", default="cfr+", choices=["cfr", "cfr+", "lcfr", "dcfr"])
+    parser.add_argument("--iterations", type=int, default=1000, metavar="N")
+    parser.add_argument("--out", default=None, metavar="FILE", help="strategy file to write (.gz to compress)")
+    parser.add_argument("--eval-every", type=int, default=None, metavar="N",
+                        help="compute exploitability every N iterations (default: iterations/10)")
+    parser.add_argument("--target", type=float, default=None, metavar="MBB",
+                        help="stop once exploitability is at most MBB mbb/g")
+    parser.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates")
+    parser.add_argument("--averaging", default=None, choices=["uniform", "linear", "quadratic"],
+                        help="average-strategy weighting (default: per algorithm)")
+    add_menu_arguments(parser)
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+
+
+def run(args: argparse.Namespace) -> int:
+    import time
+
+    from pokerbot.gamedef import load_game
+    from pokerbot.solver import Solver, SolverError, build_tree, menu_spec, save_strategy
+
+    game = load_game(args.game)
+    if args.iterations < 1:
+        raise SolverError(f"--iterations must be at least 1, got {args.iterations}")
+    menu = menu_from_args(args, game)
+    start = time.perf_counter()
+    tree = build_tree(game, menu)
+    print(f"{game.name}: {tree.num_nodes:,} nodes, {tree.num_hands[0]:,} hands per player, "
+          f"{tree.num_slots:,} strategy entries, {tree.memory_bytes() / 1e6:.1f} MB "
+          f"(built in {time.perf_counter() - start:.2f} s)", flush=True)
+    solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, averaging=args.averaging)
+    every = args.eval_every if args.eval_every is not None else max(1, args.iterations // 10)
+
+    class _Stop(Exception):
+        pass
+
+    def report(it: int, mbb: float) -> None:
+        print(f"iteration {it}: exploitability {mbb:.6g} mbb/g", flush=True)
+        if args.target is not None and mbb <= args.target:
+            raise _Stop
+
+    start = time.perf_counter()
+    try:
+        solver.run(args.iterations, progress=not args.quiet, eval_every=every, callback=report)
+    except _Stop:
+        pass
+    seconds = time.perf_counter() - start
+    strat = solver.average_strategy()
+    from pokerbot.solver import exploitability, expected_value
+
+    mbb = exploitability(tree, strat)
+    value = expected_value(tree, strat)
+    print(f"{args.algorithm}: {solver.iteration} iterations in {seconds:.2f} s; "
+          f"exploitability {mbb:.6g} mbb/g; value for player 0 {value:+.6f} chips")
+    if args.out:
+        extra = {"algorithm": args.algorithm, "iterations": str(solver.iteration), "exploitability_mbb": repr(mbb)}
+        spec = menu_spec(menu)
+        if spec:
+            extra["menu"] = spec
+        lines = save_strategy(args.out, tree, strat, extra)
+        print(f"wrote {lines:,} information sets to {args.out}")
+    return 0
