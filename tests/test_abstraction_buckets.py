@@ -1,0 +1,128 @@
+"""Card abstraction tables: loading, manifest checks, memory mapping, numba access; the real tiny build (slow)."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from numba import njit
+
+from abstraction.buckets import PRESETS, CardAbstraction, artifact_dir, build_abstraction, load_abstraction
+from abstraction.isomorphism import hand_index, num_classes
+from pokerbot.cards import parse_cards
+from pokerbot.errors import CardError, CheckpointError
+
+
+@pytest.fixture
+def home(tmp_path, monkeypatch):
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path))
+    return tmp_path
+
+
+def fake_artifact(preset="tiny"):
+    """Write sparse tables of the right shapes (bucket = index mod k) and a manifest, without building."""
+    d = artifact_dir(preset)
+    d.mkdir(parents=True)
+    from abstraction.buckets import _config_of
+
+    _, cfg = _config_of(preset)
+    for r in range(4):
+        t = np.lib.format.open_memmap(d / f"table_{r}.npy", mode="w+", dtype=np.uint8, shape=(num_classes(r),))
+        t[:1000] = np.arange(min(1000, num_classes(r))) % cfg["buckets"][r]
+        t.flush()
+        del t
+    (d / "manifest.json").write_text(json.dumps({"name": preset, "config": cfg}))
+    return d
+
+
+@njit(cache=True)
+def _kernel_lookup(t0, t1, t2, t3, r, cards):
+    """What a blueprint kernel does: tables[r][hand_index(r, cards)]."""
+    i = hand_index(r, cards)
+    if r == 0:
+        return t0[i]
+    if r == 1:
+        return t1[i]
+    if r == 2:
+        return t2[i]
+    return t3[i]
+
+
+def test_missing_abstraction_is_a_typed_error(home):
+    with pytest.raises(CheckpointError, match="not built"):
+        load_abstraction("tiny", build_if_missing=False)
+    with pytest.raises(CheckpointError, match="unknown abstraction preset"):
+        load_abstraction("huge", build_if_missing=False)
+
+
+def test_load_memory_maps_and_buckets(home):
+    fake_artifact()
+    ab = load_abstraction("tiny", build_if_missing=False)
+    assert isinstance(ab, CardAbstraction) and ab.name == "tiny"
+    assert [ab.num_buckets(r) for r in range(4)] == PRESETS["tiny"]["buckets"]
+    assert [t.shape[0] for t in ab.tables] == [num_classes(r) for r in range(4)]
+    assert all(not t.flags.writeable for t in ab.tables)  # read-only memory maps
+    hole = parse_cards("AsKs")
+    i = int(hand_index(0, np.array(hole)))
+    assert ab.bucket(0, hole) == i  # preflop: bucket = class (index < 1000 here)
+    # a dealer's full board works for any round; the bucket equals the kernel lookup
+    board = parse_cards("2c3d4h5s6c")
+    for r, nb in enumerate((0, 3, 4, 5)):
+        cards = np.array(hole + board[:nb], np.int64)
+        assert ab.bucket(r, hole, board) == int(_kernel_lookup(*ab.tables, r, cards))
+    with pytest.raises(CardError, match="board"):
+        ab.bucket(2, hole, board[:3])
+    with pytest.raises(CardError, match="distinct"):
+        ab.bucket(1, hole, parse_cards("As2c3c"))
+
+
+def test_manifest_and_table_mismatch_are_detected(home):
+    d = fake_artifact()
+    m = json.loads((d / "manifest.json").read_text())
+    m["config"]["buckets"] = [169, 1, 1, 1]
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(CheckpointError, match="another config"):
+        load_abstraction("tiny", build_if_missing=False)
+    d2 = artifact_dir("default")
+    fake_artifact("default")
+    np.save(d2 / "table_2.npy", np.zeros(10, np.uint8))
+    with pytest.raises(CheckpointError, match="shape"):
+        load_abstraction("default", build_if_missing=False)
+    (d2 / "manifest.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="unreadable"):
+        load_abstraction("default", build_if_missing=False)
+
+
+def test_config_changes_change_the_directory():
+    a = artifact_dir("tiny")
+    b = artifact_dir({**PRESETS["tiny"], "name": "tiny", "seed": 1})
+    assert a != b and a.name.startswith("tiny-")
+    with pytest.raises(CheckpointError, match="buckets"):
+        artifact_dir({**PRESETS["tiny"], "buckets": [100, 2, 2, 2]})
+
+
+@pytest.mark.slow
+def test_tiny_build_is_consistent(home):
+    """Builds tiny from scratch (a few minutes): isomorphic hands share buckets, buckets rise with EHS."""
+    from abstraction.features import equity_bruteforce
+    from abstraction.quality import ehs_spread
+
+    d = build_abstraction("tiny", progress=False)
+    ab = load_abstraction("tiny", build_if_missing=False)
+    for r in range(4):
+        t = np.asarray(ab.tables[r])
+        assert t.max() < ab.num_buckets(r) and len(np.unique(t)) == ab.num_buckets(r)
+    assert ab.bucket(1, parse_cards("AsKs"), parse_cards("2s7sQd")) == ab.bucket(1, parse_cards("AhKh"), parse_cards("Qc7h2h"))
+    # river buckets are ordered by equity
+    rng = np.random.default_rng(0)
+    pts = []
+    for _ in range(40):
+        c = rng.choice(52, 7, replace=False).tolist()
+        pts.append((equity_bruteforce(c[:2], c[2:]), ab.bucket(3, c[:2], c[2:])))
+    pts.sort()
+    assert all(b1 <= b2 for (_, b1), (_, b2) in zip(pts, pts[1:]))
+    rows = ehs_spread(d)
+    assert all(row["within"] < row["total"] / 3 for row in rows[1:])
+    # a second call finds the manifest and does not rebuild
+    assert build_abstraction("tiny", progress=False) == d
