@@ -346,7 +346,6 @@ BOARD = parse_cards("2c7d9hJsKc")
 
 
 def test_side_pots():
-    pytest.importorskip("pokerbot.evaluator")
     # Everyone all-in for 100 / 300 / 1000 pre-flop; AA > QQ > 4-high-with-king.
     s = three("r1000cc", holes=(AA, QQ, LOW), board=BOARD)
     assert s.finished and s.spent == (100, 300, 1000)
@@ -361,7 +360,6 @@ def test_side_pots():
 
 
 def test_side_pot_with_folded_money():
-    pytest.importorskip("pokerbot.evaluator")
     # Seat 2 raises to 200, seat 0 calls all-in (100), seat 1 calls 200; on the flop seat 1
     # bets all-in 300 and seat 2 folds its 200.
     s = three("r200cc/r300f", holes=(AA, QQ, LOW), board=BOARD)
@@ -375,7 +373,6 @@ def test_side_pot_with_folded_money():
 
 
 def test_split_pots():
-    pytest.importorskip("pokerbot.evaluator")
     aks, akc = parse_cards("AsKd"), parse_cards("AhKc")
     board = parse_cards("2c7d9hJsQc")
     # Seats 0 and 1 tie (A K Q J 9) for the main pot; seat 1 wins the side pot.
@@ -392,7 +389,6 @@ def test_split_pots():
 
 
 def test_heads_up_showdowns():
-    pytest.importorskip("pokerbot.evaluator")
     g = load_game("hunl")
     s = State.from_betting(g, "r300c/cc/cc/cc", hole_cards=(AA, QQ), board_cards=BOARD)
     assert s.payoffs() == [300.0, -300.0]
