@@ -182,6 +182,13 @@ def _load_stage(d: Path, *names: str) -> tuple[np.ndarray, ...] | None:
     return None
 
 
+def _peak_rss_mb() -> float:
+    """Peak resident memory of this process so far, in MB (Linux ru_maxrss is in kB)."""
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+
+
 def _bucket_dtype(k: int) -> type:
     return np.uint8 if k <= 256 else np.uint16
 
@@ -335,6 +342,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "build_seconds": round(time.time() - t_start, 1),
         "stage_seconds": {k: round(v, 1) for k, v in timings.items()},
+        "peak_rss_mb": round(_peak_rss_mb(), 1),
         "host": platform.node(),
         "numpy": np.__version__,
     }
