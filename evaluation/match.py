@@ -144,13 +144,15 @@ def play_match(
     match_name: str = "match",
     t_response_ms: int = 600_000,
     on_hand: Callable[[int, float], None] | None = None,
+    coalesce: bool = True,
 ) -> MatchResult:
     """Play ``hands`` hands between A and B; return A's per-hand chips, mbb/g and 95% CI.
 
     ``seed`` fixes the cards (as the ACPC dealer's seed does); the agents'
     own randomness is theirs to seed. ``over_acpc`` runs the match through
     :class:`~pokerbot.protocol.dealer.Dealer` on loopback sockets with each
-    agent behind an ACPC client thread. The log (if ``log_path``) is written as
+    agent behind an ACPC client thread (``coalesce``: the dealer batches a
+    seat's states until it must act, see :class:`DealerConfig`). The log (if ``log_path``) is written as
     the hands finish. Raises :class:`MatchAborted` (holding the finished hands)
     if the match stops early.
     """
@@ -163,11 +165,11 @@ def play_match(
     names = match_names(agent_a, agent_b)
     runner = _play_acpc if over_acpc else _play_local
     return runner(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                  t_response_ms, on_hand)
+                  t_response_ms, on_hand, coalesce)
 
 
 def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                t_response_ms, on_hand):  # type: ignore[no-untyped-def]
+                t_response_ms, on_hand, coalesce):  # type: ignore[no-untyped-def]
     chips = np.zeros(hands, dtype=np.float64)
     seats = (agent_a, agent_b)
     deck = AcpcDeck(game, seed)
@@ -179,6 +181,9 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
     bar = _progress(hands, progress, f"{names[0]} vs {names[1]}")
     totals = [0.0, 0.0]
     dealt: tuple[list[list[int]], list[int]] = ([], [])
+    # Skip building views for hooks an agent does not override (they are no-ops).
+    hooks_begin = [type(a).begin_hand is not Agent.begin_hand for a in seats]
+    hooks_end = [type(a).end_hand is not Agent.end_hand for a in seats]
     try:
         for agent in seats:
             agent.begin_match(game)
@@ -189,8 +194,8 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
             by_player = [seats[player_to_seat(2, p0, p)] for p in range(2)]
             state = State.initial(game, hand, dealt[0], dealt[1])
             for seat in range(2):
-                player = seat_to_player(2, p0, seat)
-                seats[seat].begin_hand(_view(state, player))
+                if hooks_begin[seat]:
+                    seats[seat].begin_hand(_view(state, seat_to_player(2, p0, seat)))
             while not state.finished:
                 actor = state.current_player
                 action = by_player[actor].act(_view(state, actor))
@@ -199,7 +204,8 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
             log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
             for seat in range(2):
                 player = seat_to_player(2, p0, seat)
-                seats[seat].end_hand(_view(state, player))
+                if hooks_end[seat]:
+                    seats[seat].end_hand(_view(state, player))
                 totals[seat] += values[player]
             chips[hand] = values[seat_to_player(2, p0, 0)]
             done = hand + 1
@@ -222,7 +228,7 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
 
 
 def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-               t_response_ms, on_hand):  # type: ignore[no-untyped-def]
+               t_response_ms, on_hand, coalesce):  # type: ignore[no-untyped-def]
     from pokerbot.protocol.client import play_acpc
 
     chips = np.zeros(hands, dtype=np.float64)
@@ -238,7 +244,7 @@ def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progres
 
     config = DealerConfig(
         match_name, game, hands, seed, list(names), log=log_path is not None,
-        log_file=str(log_path) if log_path else None, quiet=True, duplicate=duplicate,
+        log_file=str(log_path) if log_path else None, quiet=True, duplicate=duplicate, coalesce=coalesce,
         t_response_ms=t_response_ms, t_hand_ms=max(600_000, t_response_ms),
         t_per_hand_ms=max(7_000, t_response_ms), start_timeout_ms=30_000,
     )

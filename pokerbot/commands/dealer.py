@@ -38,6 +38,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         "with an error (extension; the reference fixes 2**32-1)")
     parser.add_argument("--duplicate", action="store_true",
                         help="deal each pair of hands the same cards, seats swapped (extension)")
+    parser.add_argument("--coalesce", action="store_true",
+                        help="send a seat its states only when it must act, several per write (extension)")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
 
 
@@ -59,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
         args.match, game, args.hands, args.seed, args.names, game_file=args.gamedef, ports=ports,
         fixed_seats=args.fixed, log=args.log, append=args.append, quiet=args.quiet,
         t_response_ms=args.t_response, t_hand_ms=args.t_hand, t_per_hand_ms=args.t_per_hand,
-        start_timeout_ms=args.start_timeout, max_invalid=args.max_invalid, duplicate=args.duplicate,
+        start_timeout_ms=args.start_timeout, max_invalid=args.max_invalid, duplicate=args.duplicate, coalesce=args.coalesce,
         host=args.host,
     )
     if not 0 <= args.seed < 2**32:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-HELP = "play a heads-up match between two agents and print A's mbb/g with a 95% CI"
+HELP = "play a heads-up match between two agents and print A's mbb/g with its 95-percent confidence interval"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

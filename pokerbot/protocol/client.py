@@ -18,10 +18,12 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from pokerbot.agent import Agent, legal_or_call
-from pokerbot.errors import MatchStateError, ProtocolError
+from pokerbot.cards import parse_cards
+from pokerbot.errors import MatchStateError, PokerbotError, ProtocolError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState, parse_matchstate
 from pokerbot.protocol.net import LineConnection, connect
+from pokerbot.state import State, parse_action
 
 VERSION_LINE = "VERSION:2.0.0"
 
@@ -42,6 +44,93 @@ class ClientResult:
     @property
     def total(self) -> float:
         return float(sum(self.hand_values))
+
+
+class MatchStateReader:
+    """Parses a dealer's successive MATCHSTATE lines, replaying only the new actions of a hand.
+
+    Within a hand each state extends the previous one, so re-parsing the whole
+    betting string every time (what :func:`parse_matchstate` must do) is
+    wasted work; this reader applies just the new actions and reads the cards.
+    Anything unusual (a new hand, betting that does not extend the last, odd
+    cards) goes through :func:`parse_matchstate`, which raises the typed error.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> reader = MatchStateReader(load_game("hunl"))
+    >>> _ = reader.parse("MATCHSTATE:1:7::|AsKd")
+    >>> ms = reader.parse("MATCHSTATE:1:7:r300c/:|AsKd/2c3c4c")
+    >>> ms.state.round, ms.state.pot, ms == parse_matchstate(load_game("hunl"), "MATCHSTATE:1:7:r300c/:|AsKd/2c3c4c")
+    (1, 600, True)
+    """
+
+    def __init__(self, game: GameDef) -> None:
+        self.game = game
+        self._key: tuple[str, str] | None = None
+        self._betting = ""
+        self._state: State | None = None
+        self._cards_text = ""
+        self._cards: tuple[list[tuple[int, ...]], list[int]] | None = None
+
+    def parse(self, line: str) -> MatchState:
+        parts = line.split(":", 4)
+        if len(parts) != 5 or parts[0] != "MATCHSTATE":
+            return parse_matchstate(self.game, line)  # raises MatchStateError naming the problem
+        _, viewer, hand, betting, cards = parts
+        state = self._extend(viewer, hand, betting)
+        if state is not None:
+            view = self._with_cards(state, int(viewer), cards)
+            if view is not None:
+                return view
+        view = parse_matchstate(self.game, line)
+        self._key, self._betting, self._state = (viewer, hand), betting, view.state
+        return view
+
+    def _extend(self, viewer: str, hand: str, betting: str) -> State | None:
+        if self._key != (viewer, hand) or self._state is None or not betting.startswith(self._betting):
+            return None
+        state = self._state
+        rest = betting[len(self._betting) :]
+        i = 0
+        try:
+            while i < len(rest):
+                if rest[i] == "/":
+                    i += 1
+                    continue
+                action, used = parse_action(rest[i:], self.game.nolimit)
+                if not state.is_legal(action):
+                    return None
+                state = state.apply(action)
+                i += used
+        except PokerbotError:
+            return None
+        self._betting, self._state = betting, state
+        return state
+
+    def _with_cards(self, state: State, viewer: int, text: str) -> MatchState | None:
+        if text == self._cards_text and self._cards is not None:
+            holes, board = self._cards  # same cards as the last state (same round): already checked
+            return MatchState(viewer, state.with_cards(holes, board))
+        game = self.game
+        segments = text.split("/")
+        if len(segments) != state.round + 1:
+            return None
+        try:
+            holes = [tuple(parse_cards(h)) for h in segments[0].split("|")]
+            board = [c for seg in segments[1:] for c in parse_cards(seg)]
+        except PokerbotError:
+            return None
+        if len(holes) != game.num_players or any(len(h) not in (0, game.num_hole_cards) for h in holes):
+            return None
+        if any(len(parse_cards_len) != game.num_board_cards[r + 1] * 2
+               for r, parse_cards_len in enumerate(segments[1:])):
+            return None
+        if game.num_board_cards[0] or not holes[viewer]:
+            return None  # round-0 board cards or a missing own hand: leave it to the full parser
+        every = [c for h in holes for c in h] + board
+        if len(set(every)) != len(every):
+            return None
+        self._cards_text, self._cards = text, (holes, board)
+        return MatchState(viewer, state.with_cards(holes, board))
 
 
 def format_response(line: str, action_text: str) -> str:
@@ -72,6 +161,7 @@ def play_connection(
     conn.send_line(VERSION_LINE)
     agent.begin_match(game)
     hand_id: int | None = None
+    reader = MatchStateReader(game)
     while True:
         deadline = None if idle_timeout is None else time.monotonic() + idle_timeout
         line = conn.read_line(deadline)
@@ -80,7 +170,7 @@ def play_connection(
         if not line or line[0] in "#;":
             continue
         try:
-            view = parse_matchstate(game, line)
+            view = reader.parse(line)
         except MatchStateError as exc:
             raise ProtocolError(f"garbled message from the dealer: {exc}") from exc
         state = view.state

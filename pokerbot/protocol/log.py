@@ -170,7 +170,8 @@ class LogWriter:
             self._file.flush()
 
     def hand(self, state: State, values: Sequence[float], names: Sequence[str]) -> None:
-        self.write(format_hand_line(state, values, names))
+        if self._file is not None:
+            self.write(format_hand_line(state, values, names))
 
     def close(self) -> None:
         if self._file is not None:

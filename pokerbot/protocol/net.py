@@ -51,6 +51,13 @@ class LineConnection:
         except OSError as exc:
             raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
 
+    def send_lines(self, lines: list[str]) -> None:
+        """Send several lines in one write."""
+        try:
+            self.sock.sendall("".join(line + "\r\n" for line in lines).encode("ascii"))
+        except OSError as exc:
+            raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
+
     def read_line(self, deadline: float | None) -> str | None:
         """The next line without its ending, or None at end of input.
 
