@@ -15,6 +15,7 @@ and every key this package writes is in that form.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from pokerbot.errors import CardError
 from pokerbot.solver.tree import PublicTree, SolverError
 
 
+@lru_cache(maxsize=1 << 20)
 def canonical_key(key: str) -> str:
     """``key`` with hole cards sorted high to low and each board group low to high.
 
