@@ -142,3 +142,31 @@ def test_commands(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     bad = tmp_path / "bad.txt"
     bad.write_text("nonsense\n")
     assert main(["exploitability", "kuhn", str(bad)]) == 1
+
+
+def test_checkpoint_resume_is_exact(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from pokerbot.solver import Solver
+
+    tree = build_tree(load_game("leduc"))
+    straight = Solver(tree, "dcfr")
+    straight.run(40)
+    first = Solver(tree, "dcfr")
+    first.run(15)
+    first.save_checkpoint(tmp_path / "c.npz")
+    resumed = Solver(tree, "dcfr")
+    resumed.load_checkpoint(tmp_path / "c.npz")
+    resumed.run(25)
+    assert resumed.iteration == 40
+    assert (resumed.average_strategy() == straight.average_strategy()).all()
+    with pytest.raises(CheckpointError, match="another"):
+        Solver(tree, "cfr+").load_checkpoint(tmp_path / "c.npz")
+    (tmp_path / "junk.npz").write_bytes(b"junk")
+    with pytest.raises(CheckpointError, match="cannot read"):
+        Solver(tree, "dcfr").load_checkpoint(tmp_path / "junk.npz")
+    # The command resumes where it stopped.
+    ck = tmp_path / "cmd.npz"
+    assert main(["solve", "kuhn", "--iterations", "100", "--checkpoint", str(ck), "-q"]) == 0
+    capsys.readouterr()
+    assert main(["solve", "kuhn", "--iterations", "150", "--checkpoint", str(ck), "-q"]) == 0
+    text = capsys.readouterr().out
+    assert "resumed from" in text and "150 iterations" in text

@@ -33,7 +33,8 @@ def menu_from_args(args: argparse.Namespace, game, fallback: str | None = None):
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="a shipped game name (kuhn, leduc, leduc-nl, nlfh-small, ...) or a .game file")
     parser.add_argument("--algorithm", default="cfr+", choices=["cfr", "cfr+", "lcfr", "dcfr"])
-    parser.add_argument("--iterations", type=int, default=1000, metavar="N")
+    parser.add_argument("--iterations", type=int, default=1000, metavar="N",
+                        help="total iterations (with --checkpoint, counting those already done)")
     parser.add_argument("--out", default=None, metavar="FILE", help="strategy file to write (.gz to compress)")
     parser.add_argument("--eval-every", type=int, default=None, metavar="N",
                         help="compute exploitability every N iterations (default: iterations/10)")
@@ -42,11 +43,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates")
     parser.add_argument("--averaging", default=None, choices=["uniform", "linear", "quadratic"],
                         help="average-strategy weighting (default: per algorithm)")
+    parser.add_argument("--checkpoint", default=None, metavar="FILE.npz",
+                        help="resume from FILE.npz if it exists; save to it at every evaluation and at the end")
     add_menu_arguments(parser)
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
 
 
 def run(args: argparse.Namespace) -> int:
+    import os
     import time
 
     from pokerbot.gamedef import load_game
@@ -63,20 +67,29 @@ def run(args: argparse.Namespace) -> int:
           f"(built in {time.perf_counter() - start:.2f} s)", flush=True)
     solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, averaging=args.averaging)
     every = args.eval_every if args.eval_every is not None else max(1, args.iterations // 10)
+    if args.checkpoint and os.path.exists(args.checkpoint):
+        solver.load_checkpoint(args.checkpoint)
+        print(f"resumed from {args.checkpoint} at iteration {solver.iteration}", flush=True)
+    remaining = max(0, args.iterations - solver.iteration)
 
     class _Stop(Exception):
         pass
 
     def report(it: int, mbb: float) -> None:
         print(f"iteration {it}: exploitability {mbb:.6g} mbb/g", flush=True)
+        if args.checkpoint:
+            solver.save_checkpoint(args.checkpoint)
         if args.target is not None and mbb <= args.target:
             raise _Stop
 
     start = time.perf_counter()
     try:
-        solver.run(args.iterations, progress=not args.quiet, eval_every=every, callback=report)
+        solver.run(remaining, progress=not args.quiet, eval_every=every, callback=report)
     except _Stop:
         pass
+    finally:
+        if args.checkpoint:
+            solver.save_checkpoint(args.checkpoint)
     seconds = time.perf_counter() - start
     strat = solver.average_strategy()
     from pokerbot.solver import exploitability, expected_value

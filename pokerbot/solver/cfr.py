@@ -31,6 +31,7 @@ update against the same current strategies).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -180,6 +181,45 @@ class Solver:
         finally:
             if bar is not None:
                 bar.close()
+
+    def _fingerprint(self) -> str:
+        t = self.tree
+        import hashlib
+
+        h = hashlib.sha1()
+        h.update(t.game.to_text().encode())
+        for a in (t.kind, t.player, t.num_children, t.board, t.amount):
+            h.update(np.ascontiguousarray(a).tobytes())
+        h.update("\n".join(t.betting).encode())
+        h.update(repr((self.algorithm, self.alternating, self.alpha, self.beta, self.gamma)).encode())
+        return h.hexdigest()
+
+    def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
+        """Write regrets, strategy sums and the iteration count to ``path`` (an ``.npz``; atomic)."""
+        tmp = str(path) + ".tmp.npz"
+        np.savez(tmp, regret=self.regret, ssum=self.ssum, strat=self.strat,
+                 iteration=np.int64(self.iteration), fingerprint=np.array(self._fingerprint()))
+        os.replace(tmp, path)
+
+    def load_checkpoint(self, path: str | os.PathLike[str]) -> None:
+        """Resume from :meth:`save_checkpoint` output. Raises :class:`~pokerbot.errors.CheckpointError`
+        if the file is unreadable or was written for another tree or algorithm setting."""
+        from pokerbot.errors import CheckpointError
+
+        try:
+            with np.load(path) as data:
+                fp = str(data["fingerprint"])
+                arrays = {k: np.array(data[k]) for k in ("regret", "ssum", "strat")}
+                iteration = int(data["iteration"])
+        except (OSError, KeyError, ValueError) as exc:
+            raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
+        if fp != self._fingerprint():
+            raise CheckpointError(f"checkpoint {os.fspath(path)!r} was written for another game, menu or algorithm")
+        for k, a in arrays.items():
+            if a.shape != (self.tree.num_slots,) or a.dtype != np.float64:
+                raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape}")
+        self.regret, self.ssum, self.strat = arrays["regret"], arrays["ssum"], arrays["strat"]
+        self.iteration = iteration
 
     def average_strategy(self) -> np.ndarray:
         """The average strategy (the one that converges) as a strategy array."""
