@@ -41,7 +41,6 @@ import numpy as np
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import (
-    _args,
     _work,
     best_response_values,
     expected_value,
@@ -106,7 +105,6 @@ class Solver:
         for p in range(2):
             self._match(p)
         self.iteration = 0
-        self._args = (_args(tree, 0), _args(tree, 1))
         self._work = (_work(tree, 0), _work(tree, 1))
 
     def _match(self, p: int) -> None:
