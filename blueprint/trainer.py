@@ -77,6 +77,8 @@ class Trainer:
         self._params = np.array(config.params(), dtype=np.float64)
         self._num_buckets = np.array(self.tree.num_buckets, dtype=np.int64)
         self._ray = None
+        #: Run through ray workers (always when ``workers > 1``; set True to use ray with one worker).
+        self.use_ray = config.workers > 1
 
     # -- sizes --------------------------------------------------------------------------
 
@@ -113,7 +115,7 @@ class Trainer:
 
     def _advance(self, count: int) -> int:
         """Advance by up to ``count`` iterations (whole epochs when distributed); return how many."""
-        if self.config.workers > 1 or self._ray is not None:
+        if self.use_ray:
             from blueprint.distributed import run_epoch
 
             return run_epoch(self)
