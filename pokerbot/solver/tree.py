@@ -326,19 +326,10 @@ def _hand_list(game: GameDef, exclude: set[int]) -> np.ndarray:
 
 
 def _strengths(hands: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
-    from pokerbot.evaluator import eval_cards
+    """Showdown strength of each hand on a full ``board`` (-1 where the hand shares a card with it)."""
+    from pokerbot.solver.strength import hand_strengths
 
-    n = len(board) + hands.shape[1]
-    out = np.full(hands.shape[0], -1, dtype=np.int32)
-    bmask = cards_to_mask(board)
-    buf = np.zeros(n, dtype=np.int64)
-    buf[hands.shape[1] :] = board
-    for i in range(hands.shape[0]):
-        if cards_to_mask(hands[i].tolist()) & bmask:
-            continue
-        buf[: hands.shape[1]] = hands[i]
-        out[i] = int(eval_cards(buf, n))
-    return out
+    return hand_strengths(np.ascontiguousarray(hands, dtype=np.int64), np.array(board, dtype=np.int64))
 
 
 def _split_board(game: GameDef, state: State) -> tuple[tuple[int, ...], ...]:
