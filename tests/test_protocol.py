@@ -203,3 +203,34 @@ def test_coalesced_and_duplicate_dealer(tmp_path) -> None:
         assert a.names == tuple(reversed(b.names))
         # call vs call: the same cards with seats swapped give each name back what it lost.
         assert a.value_of("Alice") + b.value_of("Alice") == 0
+
+
+def test_dealer_and_connect_commands(tmp_path) -> None:
+    """`pokerbot dealer` prints its ports, `pokerbot connect` plays a seat, the log and SCORE come out."""
+    import subprocess
+    import sys
+
+    dealer = subprocess.Popen(
+        [sys.executable, "-m", "pokerbot.cli", "dealer", "cli", "leduc", "30", "5", "Alice", "Bob", "-q",
+         "--t_response", "20000"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    try:
+        ports = [int(p) for p in dealer.stdout.readline().split()]
+        player = subprocess.Popen(
+            [sys.executable, "-m", "pokerbot.cli", "connect", "127.0.0.1", str(ports[0]), "--agent", "raise",
+             "--game", "leduc", "-q", "--timeout", "20"],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        )
+        game = load_game("leduc")
+        other = play_acpc(make_agent("call", game), game, "127.0.0.1", ports[1], idle_timeout=20)
+        player_out, _ = player.communicate(timeout=60)
+        out, err = dealer.communicate(timeout=60)
+    finally:
+        dealer.kill()
+    assert dealer.returncode == 0 and player.returncode == 0, err
+    assert err.startswith("# name/game/hands/seed cli leduc 30 5")
+    log = read_log(game, tmp_path / "cli.log")
+    assert len(log.hands) == 30 and log.score == log.totals()
+    assert out.strip() == f"SCORE:{format_value(-other.total)}|{format_value(other.total)}:Alice|Bob"
+    assert f"raise: 30 hands, {-other.total:+g} chips" in player_out

@@ -97,9 +97,7 @@ class MatchStateReader:
                     i += 1
                     continue
                 action, used = parse_action(rest[i:], self.game.nolimit)
-                if not state.is_legal(action):
-                    return None
-                state = state.apply(action)
+                state = state.apply(action)  # IllegalActionError (a PokerbotError) if not legal
                 i += used
         except PokerbotError:
             return None
@@ -197,6 +195,14 @@ def play_connection(
     return result
 
 
+def warm_up(game: GameDef) -> None:
+    """Load the compiled hand evaluator (a second or two the first time in a process)."""
+    from pokerbot.evaluator import evaluate
+
+    n = min(game.num_hole_cards + game.total_board_cards, 7)
+    evaluate(game.deck()[:n])
+
+
 def play_acpc(
     agent: Agent,
     game: GameDef,
@@ -206,7 +212,12 @@ def play_acpc(
     on_hand: Callable[[MatchState, float], None] | None = None,
     err: TextIO | None = None,
 ) -> ClientResult:
-    """Connect to ``host:port`` and play until the dealer ends the match."""
+    """Connect to ``host:port`` and play until the dealer ends the match.
+
+    The hand evaluator is loaded first, so that the first showdown does not
+    spend the agent's response time on compiling it.
+    """
+    warm_up(game)
     conn = connect(host, port)
     try:
         return play_connection(agent, game, conn, idle_timeout=idle_timeout, on_hand=on_hand, err=err)
