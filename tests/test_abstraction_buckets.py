@@ -126,3 +126,20 @@ def test_tiny_build_is_consistent(home):
     assert all(row["within"] < row["total"] / 3 for row in rows[1:])
     # a second call finds the manifest and does not rebuild
     assert build_abstraction("tiny", progress=False) == d
+
+
+def test_nlfh_small_abstract_equilibrium_is_tied_and_measured():
+    from abstraction.quality import nlfh_small_exploitability
+
+    res = nlfh_small_exploitability(4, iterations=3)
+    assert res["tie_spread"] < 1e-9  # one strategy per (betting, flop bucket)
+    assert 0.0 < res["exploitability"] < 5000.0
+
+
+@pytest.mark.slow
+def test_more_flop_buckets_are_less_exploitable():
+    from abstraction.quality import nlfh_small_exploitability
+
+    e3 = nlfh_small_exploitability(3, iterations=100)["exploitability"]
+    e10 = nlfh_small_exploitability(10, iterations=100)["exploitability"]
+    assert e10 < e3
