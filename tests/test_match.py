@@ -127,3 +127,15 @@ def test_match_and_demo_commands(tmp_path, capsys) -> None:
     r = baseline_demo("equity?samples=30", "random", game="hunl", hands=200, progress=False, out=buf)
     assert r.hands == 200 and buf.getvalue().count("mbb/g (95% CI)") == 2
     assert main(["match", "nobody", "call", "--no-log", "--no-progress"]) == 1
+
+
+def test_hand_history_scores_a_log_like_the_match_result(tmp_path) -> None:
+    from evaluation.hand_history import chips_of, load_history, log_win_rate
+
+    game = load_game("leduc")
+    log_path = tmp_path / "h.log"
+    r = play_match(make_agent("raise", game), make_agent("random", game, 3), game, 100, seed=4,
+                   duplicate=True, log_path=log_path, progress=False)
+    history = load_history(game, log_path)
+    assert np.array_equal(chips_of(history, "raise"), r.chips)
+    assert log_win_rate(history, game, "raise", duplicate=True) == r.win_rate

@@ -468,19 +468,15 @@ class _SeatTimer:
         self.match = cfg.t_per_hand_ms * cfg.hands / 1000
         self.used_hand = [0.0] * num_seats
         self.used_match = [0.0] * num_seats
-        self._why = ""
+        self._seat = 0
 
     def new_hand(self) -> None:
         self.used_hand = [0.0] * len(self.used_hand)
 
     def deadline(self, seat: int, sent: float) -> float:
-        limits = {
-            f"t_response {self.response * 1000:.0f} ms": self.response,
-            f"the t_hand budget ({self.hand * 1000:.0f} ms a hand)": self.hand - self.used_hand[seat],
-            f"the t_per_hand budget ({self.match * 1000:.0f} ms a match)": self.match - self.used_match[seat],
-        }
-        self._why = min(limits, key=limits.__getitem__)
-        return sent + max(limits[self._why], 0.0)
+        self._seat = seat
+        return sent + max(min(self.response, self.hand - self.used_hand[seat],
+                              self.match - self.used_match[seat]), 0.0)
 
     def charge(self, seat: int, sent: float, received: float) -> None:
         used = max(received - sent, 0.0)
@@ -488,4 +484,11 @@ class _SeatTimer:
         self.used_match[seat] += used
 
     def describe(self) -> str:
-        return self._why
+        """Which limit the last deadline came from."""
+        seat = self._seat
+        limits = {
+            f"t_response {self.response * 1000:.0f} ms": self.response,
+            f"the t_hand budget ({self.hand * 1000:.0f} ms a hand)": self.hand - self.used_hand[seat],
+            f"the t_per_hand budget ({self.match * 1000:.0f} ms a match)": self.match - self.used_match[seat],
+        }
+        return min(limits, key=limits.__getitem__)

@@ -39,6 +39,7 @@ class LineConnection:
         self.peer = peer
         self._buf = bytearray()
         self._eof = False
+        self._blocking = False
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
@@ -86,8 +87,10 @@ class LineConnection:
                 if left <= 0:
                     raise LineTimeout(f"no complete line from {self.peer} in time")
                 self.sock.settimeout(left)
-            else:
-                self.sock.settimeout(None)
+                self._blocking = False
+            elif not self._blocking:
+                self.sock.settimeout(None)  # a system call: only when the mode changes
+                self._blocking = True
             try:
                 chunk = self.sock.recv(65536)
             except TimeoutError:
