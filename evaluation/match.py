@@ -180,6 +180,7 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
     start = time.perf_counter()
     bar = _progress(hands, progress, f"{names[0]} vs {names[1]}")
     totals = [0.0, 0.0]
+    repaired = [0, 0]  # illegal actions replaced as the dealer would, per seat
     dealt: tuple[list[list[int]], list[int]] = ([], [])
     # Skip building views for hooks an agent does not override (they are no-ops).
     hooks_begin = [type(a).begin_hand is not Agent.begin_hand for a in seats]
@@ -199,7 +200,10 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
             while not state.finished:
                 actor = state.current_player
                 action = by_player[actor].act(_view(state, actor))
-                state = state.apply(legal_or_call(state, action))
+                if not state.is_legal(action):
+                    action = legal_or_call(state, action)
+                    repaired[player_to_seat(2, p0, actor)] += 1
+                state = state.apply(action)
             values = state.payoffs()
             log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
             for seat in range(2):
@@ -223,8 +227,11 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
     finally:
         bar.close()
         log.close()
-    return MatchResult(names, game, chips, duplicate, time.perf_counter() - start,
-                       str(log_path) if log_path else None, False)
+    result = MatchResult(names, game, chips, duplicate, time.perf_counter() - start,
+                         str(log_path) if log_path else None, False)
+    if any(repaired):
+        result.extra["repaired"] = repaired
+    return result
 
 
 def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,

@@ -139,3 +139,17 @@ def test_hand_history_scores_a_log_like_the_match_result(tmp_path) -> None:
     history = load_history(game, log_path)
     assert np.array_equal(chips_of(history, "raise"), r.chips)
     assert log_win_rate(history, game, "raise", duplicate=True) == r.win_rate
+
+
+def test_illegal_agent_actions_are_repaired_and_counted() -> None:
+    from pokerbot.state import FOLD
+
+    class Folder(Agent):
+        name = "folder"
+
+        def act(self, view):  # type: ignore[no-untyped-def]
+            return FOLD  # illegal whenever there is nothing to call
+
+    game = load_game("leduc")
+    r = play_match(Folder(), make_agent("call", game), game, 20, seed=0, progress=False)
+    assert r.hands == 20 and r.extra["repaired"][0] > 0 and r.extra["repaired"][1] == 0

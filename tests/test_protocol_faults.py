@@ -312,3 +312,29 @@ def test_client_repairs_an_illegal_agent_action() -> None:
     result = play_connection(Folder(), load_game("kuhn"), conn, idle_timeout=5, err=io.StringIO())
     assert result.repaired == 1
     assert dealer_side.recv(4096).decode().endswith("MATCHSTATE:0:0::Ks|:c\r\n")
+
+
+def test_play_without_listen_is_a_clear_error() -> None:
+    from pokerbot.errors import PokerbotError
+
+    dealer = Dealer(DealerConfig("m", load_game("kuhn"), 5, 3, ["A", "B"], log=False), out=io.StringIO(),
+                    err=io.StringIO())
+    with pytest.raises(PokerbotError, match="listen"):
+        dealer.play()
+
+
+@pytest.mark.parametrize(
+    "kwargs,match",
+    [
+        ({"hands": 0}, "number of hands"),
+        ({"names": ["A"]}, "2 players"),
+        ({"names": ["A", "B|C"]}, "names"),
+    ],
+)
+def test_bad_dealer_configs(kwargs, match: str) -> None:  # type: ignore[no-untyped-def]
+    from pokerbot.errors import PokerbotError
+
+    args = {"match_name": "m", "game": load_game("kuhn"), "hands": 5, "seed": 1, "names": ["A", "B"]}
+    args.update(kwargs)
+    with pytest.raises(PokerbotError, match=match):
+        DealerConfig(**args)

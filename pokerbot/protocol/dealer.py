@@ -369,6 +369,8 @@ class Dealer:
         cfg = self.config
         game = cfg.game
         n = game.num_players
+        if not self._listeners:
+            raise PokerbotError("Dealer.play() needs the seats open: call listen() first (or use run())")
         own_log = log is None
         if log is None:
             log = LogWriter(cfg.log_path, append=cfg.append)
