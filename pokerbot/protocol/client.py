@@ -85,6 +85,19 @@ class MatchStateReader:
         self._key, self._betting, self._state = (viewer, hand), betting, view.state
         return view
 
+    def others_turn(self, line: str) -> bool:
+        """True if ``line`` continues the hand being read, is unfinished and another player acts.
+
+        Such a state needs no view (nothing to answer), so the caller may skip
+        :meth:`parse`; its betting is still followed. Its cards are checked with the next state parsed.
+        """
+        parts = line.split(":", 4)
+        if len(parts) != 5 or parts[0] != "MATCHSTATE":
+            return False
+        _, viewer, hand, betting, _ = parts
+        state = self._extend(viewer, hand, betting)
+        return state is not None and not state.finished and state.current_player != int(viewer)
+
     def _extend(self, viewer: str, hand: str, betting: str) -> State | None:
         if self._key != (viewer, hand) or self._state is None or not betting.startswith(self._betting):
             return None
@@ -168,6 +181,8 @@ def play_connection(
         if not line or line[0] in "#;":
             continue
         try:
+            if reader.others_turn(line):
+                continue  # not our turn and nothing to tell the agent
             view = reader.parse(line)
         except MatchStateError as exc:
             raise ProtocolError(f"garbled message from the dealer: {exc}") from exc
