@@ -25,7 +25,7 @@ Every pass also returns each class's multiplicity (number of concrete
 >>> import numpy as np
 >>> from pokerbot.cards import parse_cards
 >>> round(equity_bruteforce(parse_cards("AsAh"), parse_cards("2c7d9hJsKc")), 4)
-0.9253
+0.8611
 """
 
 from __future__ import annotations

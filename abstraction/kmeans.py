@@ -15,7 +15,7 @@ Johanson et al. 2013, exact for a 1-D ground metric).
 >>> import numpy as np
 >>> x = np.array([[0.0], [0.1], [0.9], [1.0]], np.float32)
 >>> c, lab = kmeans(x, np.ones(4), 2, seed=0)
->>> sorted(np.round(c[:, 0], 2).tolist()), lab[0] == lab[1] != lab[2] == lab[3]
+>>> [round(float(v), 2) for v in sorted(c[:, 0])], bool(lab[0] == lab[1] != lab[2] == lab[3])
 ([0.05, 0.95], True)
 """
 
