@@ -262,7 +262,7 @@ def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progres
 
     def run_client(agent: Agent, port: int) -> None:
         try:
-            play_acpc(agent, game, "127.0.0.1", port, idle_timeout=None, err=dealer_err)
+            play_acpc(agent, game, "127.0.0.1", port, idle_timeout=None, err=dealer_err, track_values=False)
         except Exception as exc:  # reported through the dealer's error and the result
             client_errors.append(f"{agent.name}: {type(exc).__name__}: {exc}")
 

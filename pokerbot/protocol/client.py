@@ -156,12 +156,14 @@ def play_connection(
     idle_timeout: float | None = None,
     on_hand: Callable[[MatchState, float], None] | None = None,
     err: TextIO | None = None,
+    track_values: bool = True,
 ) -> ClientResult:
     """Play a match over an open connection (after nothing has been sent on it).
 
     ``idle_timeout`` (seconds) bounds the wait for each dealer message (None:
     wait as long as the dealer takes). ``on_hand(final_view, chips_won)`` is
-    called after each finished hand.
+    called after each finished hand. ``track_values=False`` skips scoring the
+    hands (``hand_values`` are then 0), for callers that take the score from the dealer.
     """
     import time
 
@@ -191,7 +193,7 @@ def play_connection(
             hand_id = state.hand_id
             agent.begin_hand(view)
         if state.finished:
-            value = state.payoffs()[view.viewer]
+            value = state.payoffs()[view.viewer] if track_values else 0.0
             result.hand_values.append(value)
             agent.end_hand(view)
             if on_hand is not None:
@@ -226,6 +228,7 @@ def play_acpc(
     idle_timeout: float | None = None,
     on_hand: Callable[[MatchState, float], None] | None = None,
     err: TextIO | None = None,
+    track_values: bool = True,
 ) -> ClientResult:
     """Connect to ``host:port`` and play until the dealer ends the match.
 
@@ -235,6 +238,7 @@ def play_acpc(
     warm_up(game)
     conn = connect(host, port)
     try:
-        return play_connection(agent, game, conn, idle_timeout=idle_timeout, on_hand=on_hand, err=err)
+        return play_connection(agent, game, conn, idle_timeout=idle_timeout, on_hand=on_hand, err=err,
+                               track_values=track_values)
     finally:
         conn.close()
