@@ -81,6 +81,10 @@ class BlueprintAgent(Agent):
         from abstraction.actions import BetMenu, fraction_of_raise
         from abstraction.translation import translate
 
+        aligned = self._abs is not None and real.spent == self._abs.spent
+        if aligned and any(a.size == action.size for _, a in raises):
+            return next(i for i, a in raises if a.size == action.size)
+        self.stats["translated"] += 1
         hi = real.raise_bounds()[1]  # type: ignore[index]
         if action.size >= hi:
             return raises[-1][0]  # all-in
@@ -89,9 +93,8 @@ class BlueprintAgent(Agent):
             target = translate(real, action, self.menu, self.rng)
             if target.size >= hi:
                 return raises[-1][0]
-        if any(a.size == target.size for _, a in raises) and self._abs is not None and real.spent == self._abs.spent:
+        if aligned and any(a.size == target.size for _, a in raises):
             return next(i for i, a in raises if a.size == target.size)
-        self.stats["translated"] += 1
         x = fraction_of_raise(real, target.size)
         assert self._abs is not None
         abs_hi = self._abs.raise_bounds()[1]  # type: ignore[index]

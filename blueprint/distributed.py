@@ -67,7 +67,13 @@ def _start(trainer: Trainer) -> dict[str, Any]:
         else:
             ray.init(num_cpus=max(cfg.workers, 1), include_dashboard=False, log_to_driver=False,
                      ignore_reinit_error=True)
-    remote = ray.remote(num_cpus=1)(_WorkerImpl)
+    # Locally the workers reserve no CPU, so several runs in one process never wait on each other
+    # for ray's CPU slots (the run itself decides how many workers it starts); on a cluster each
+    # takes one CPU and they are spread over the nodes.
+    if cfg.ray_address:
+        remote = ray.remote(num_cpus=1, scheduling_strategy="SPREAD")(_WorkerImpl)
+    else:
+        remote = ray.remote(num_cpus=0)(_WorkerImpl)
     config = {k: v for k, v in dataclasses.asdict(cfg).items()}
     workers = [remote.remote(config) for _ in range(cfg.workers)]
     return {"ray": ray, "workers": workers}

@@ -1,0 +1,137 @@
+"""The blueprint agent (Leduc, and HUNL tiny when its card tables are built), the demo, and ray workers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from blueprint.agent import BlueprintAgent, make_agent as make_bp_agent
+from blueprint.config import BlueprintConfig
+from blueprint.model import Blueprint
+from blueprint.trainer import Trainer
+from evaluation.match import play_match
+from pokerbot.bots import make_agent
+from pokerbot.cards import parse_cards
+from pokerbot.errors import CheckpointError, PokerbotError
+from pokerbot.gamedef import load_game
+from pokerbot.matchstate import MatchState
+from pokerbot.state import CALL, RAISE, ActionType, State, raise_to
+
+
+@pytest.fixture(scope="module")
+def leduc_blueprint(tmp_path_factory) -> Path:
+    d = tmp_path_factory.mktemp("bp-leduc")
+    t = Trainer(BlueprintConfig(name="leduc", game="leduc", iterations=200_000, chunk=50_000), directory=d)
+    t.train(progress=False)
+    return d / "blueprint.npz"
+
+
+def test_agent_samples_the_blueprint_strategy(leduc_blueprint: Path):
+    game = load_game("leduc")
+    bp = Blueprint.load(leduc_blueprint)
+    agent = BlueprintAgent(bp, seed=1)
+    # root, player 0 holds a king: the frequency of raising matches the blueprint
+    s = State.initial(game, hole_cards=[parse_cards("Kh"), ()])
+    b = agent.cards.bucket(0, parse_cards("Kh"), [])
+    p_raise = float(bp.probabilities(0, b)[1])
+    n = 4000
+    raises = 0
+    for _ in range(n):
+        agent.begin_hand(MatchState(0, s))
+        raises += agent.act(MatchState(0, s)).kind == ActionType.RAISE
+    assert raises / n == pytest.approx(p_raise, abs=4 * np.sqrt(p_raise * (1 - p_raise) / n) + 1e-9)
+    # deeper: after c r, player 0 with a queen on a king board follows the tree
+    s2 = State.initial(game, hole_cards=[parse_cards("Qh"), ()], board_cards=parse_cards("Ks"))
+    s2 = s2.apply(CALL).apply(CALL).apply(RAISE)  # flop: p0 checked? no: round 0 cc, then p0 bets
+    agent.begin_hand(MatchState(1, State.initial(game, hole_cards=[(), parse_cards("Ah")])))
+    view = MatchState(1, s2.with_cards(hole_cards=[(), parse_cards("Ah")]))
+    a = agent.act(view)
+    assert view.state.is_legal(a)
+
+
+def test_leduc_blueprint_beats_baselines_in_the_match_runner(leduc_blueprint: Path):
+    game = load_game("leduc")
+    spec = f"blueprint.agent:make_agent?path={leduc_blueprint}"
+    for other in ("call", "random"):
+        r = play_match(make_agent(spec, game, seed=3), make_agent(other, game, seed=4), game, 3000, seed=5,
+                       duplicate=True, progress=False)
+        assert r.win_rate.mbb - r.win_rate.ci95 > 0, (other, r.summary())
+
+
+def test_blueprint_agent_over_acpc(leduc_blueprint: Path):
+    game = load_game("leduc")
+    spec = f"blueprint.agent:make_agent?path={leduc_blueprint}"
+    r = play_match(make_agent(spec, game, seed=3), make_agent("raise", game, seed=4), game, 100, seed=5,
+                   over_acpc=True, progress=False)
+    assert r.hands == 100 and r.error is None
+
+
+def test_agent_factory_refuses_bad_input(leduc_blueprint: Path, tmp_path: Path):
+    with pytest.raises(CheckpointError, match="path="):
+        make_bp_agent(load_game("leduc"))
+    with pytest.raises(CheckpointError, match="no blueprint"):
+        make_bp_agent(load_game("leduc"), path=str(tmp_path / "nothing.npz"))
+    with pytest.raises(PokerbotError, match="is for leduc"):
+        make_bp_agent(load_game("kuhn"), path=str(leduc_blueprint))
+    bad = tmp_path / "bad.npz"
+    bad.write_bytes(leduc_blueprint.read_bytes()[:200])
+    with pytest.raises(CheckpointError):
+        make_bp_agent(load_game("leduc"), path=str(bad))
+
+
+def _tiny_tables_built() -> bool:
+    try:
+        from abstraction.buckets import load_abstraction
+
+        load_abstraction("tiny", build_if_missing=False, progress=False)
+        return True
+    except Exception:
+        return False
+
+
+needs_tiny = pytest.mark.skipif(not _tiny_tables_built(), reason="tiny card tables not built "
+                                "(pokerbot abstraction build --preset tiny)")
+
+
+@needs_tiny
+def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path):
+    game = load_game("hunl")
+    t = Trainer(BlueprintConfig(name="t", game="hunl", cards="tiny", actions="tiny", iterations=20_000,
+                                dtype="float32", chunk=10_000), directory=tmp_path)
+    t.train(progress=False)
+    d = t.describe()
+    assert d["infosets"] == 13_980 and d["bytes_per_infoset"] < 24
+    spec = f"blueprint.agent:make_agent?path={tmp_path / 'blueprint.npz'}"
+    me = make_agent(spec, game, seed=1)
+    # random raises of arbitrary sizes exercise the translation; every answer must be legal
+    r = play_match(me, make_agent("random", game, seed=2), game, 300, seed=3, progress=False)
+    assert r.hands == 300
+    assert me.stats["decisions"] > 300 and me.stats["translated"] > 0
+    # an off-menu open to 250 maps to the pot raise (r300) or to a limp, never to all-in
+    bp_agent = me
+    s = State.initial(game, hole_cards=[(), parse_cards("AsAh")]).apply(raise_to(250))
+    bp_agent.begin_hand(MatchState(1, s))
+    a = bp_agent.act(MatchState(1, s))
+    assert s.is_legal(a)
+    assert bp_agent._node in t.tree.children(0)
+
+
+def test_ray_workers_share_a_run_deterministically():
+    pytest.importorskip("ray")
+    from bench.bench_blueprint import spiel_nash_conv
+
+    cfg = BlueprintConfig(name="ray", game="leduc", iterations=80_000, workers=2, sync_every=20_000)
+    a = Trainer(cfg, directory=None)
+    b = Trainer(cfg, directory=None)
+    try:
+        a.train(progress=False)
+        b.train(40_000, progress=False)  # two runs at once in one process: no waiting on each other
+        b.train(progress=False)
+        assert np.array_equal(a.regret, b.regret) and np.array_equal(a.ssum, b.ssum)
+        # the shared run converges like a single process with as many iterations
+        assert a.iteration == 80_000 and spiel_nash_conv("leduc", a.policy()) < 0.15
+    finally:
+        a.close()
+        b.close()
