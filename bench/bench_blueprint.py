@@ -55,8 +55,6 @@ def to_spiel_policy(game_name: str, policy):
     game = load_game(game_name)
     sg = pyspiel.load_game(_SPIEL_NAMES[game_name])
     tab = osp.TabularPolicy(sg)
-    for key, idx in tab.state_lookup.items():
-        pass
     seen: set[str] = set()
 
     def walk(s) -> None:
@@ -144,9 +142,11 @@ def bench_leduc(seconds: float) -> dict:
 
 
 def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: int = 3) -> None:
+    from abstraction.buckets import load_abstraction
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
 
+    load_abstraction(cards, build_if_missing=False, progress=False)  # never start a long build here
     t = Trainer(BlueprintConfig(name=f"bench-{label}", game="hunl", iterations=10**12, cards=cards,
                                 actions=actions, dtype="float32"), directory=None)
     t.step(10)
@@ -161,16 +161,54 @@ def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: i
           f"{best:,.0f} it/s (best of {repeats}, one process)")
 
 
+def bench_workers(cards: str, actions: str, per_worker: int = 100_000, epochs: int = 3) -> dict[int, float]:
+    """iterations/s of a ray-distributed run with 1 and 2 workers (after a warm-up epoch)."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    rates: dict[int, float] = {}
+    for workers in (1, 2):
+        cfg = BlueprintConfig(name="bench-ray", game="hunl", iterations=10**12, cards=cards, actions=actions,
+                              dtype="float32", workers=workers, sync_every=per_worker)
+        t = Trainer(cfg, directory=None)
+        t.use_ray = True
+        try:
+            t.train(t.iteration + 1, progress=False)  # start ray and the workers, one warm-up epoch
+            best = 0.0
+            for _ in range(epochs):
+                t0 = time.perf_counter()
+                done = t._advance(0)
+                best = max(best, done / (time.perf_counter() - t0))
+            rates[workers] = best
+        finally:
+            t.close()
+    print(f"HUNL {actions} menu / {cards} buckets over ray: 1 worker {rates[1]:,.0f} it/s, 2 workers "
+          f"{rates[2]:,.0f} it/s, speed-up {rates[2] / rates[1]:.2f}x (best epoch of {epochs}, "
+          f"{per_worker:,} iterations per worker per epoch)")
+    return rates
+
+
 def main() -> None:
     seconds = float(os.environ.get("BENCH_SECONDS", "20"))
+    try:
+        cpus = os.sched_getaffinity(0)
+    except AttributeError:
+        cpus = None
     print(_pin_one_cpu())
     bench_leduc(seconds)
-    for label, cards, actions in (("tiny", "tiny", "tiny"), ("default", "default", "default"),
-                                  ("pot+allin/tiny-buckets", "tiny", "pot_allin")):
+    for label, cards, actions in (("tiny", "tiny", "tiny"), ("pot+allin/tiny-buckets", "tiny", "pot_allin"),
+                                  ("default", "default", "default")):
         try:
-            bench_tree(label, cards, actions, 20_000)
+            bench_tree(label, cards, actions, 50_000)
         except Exception as exc:  # an abstraction preset may be missing on this machine
             print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
+    if cpus is not None:
+        os.sched_setaffinity(0, cpus)
+    for cards, actions in (("tiny", "tiny"), ("tiny", "pot_allin")):
+        try:
+            bench_workers(cards, actions)
+        except Exception as exc:
+            print(f"ray workers ({actions}): skipped ({type(exc).__name__}: {exc})")
 
 
 if __name__ == "__main__":
