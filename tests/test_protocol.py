@@ -234,3 +234,18 @@ def test_dealer_and_connect_commands(tmp_path) -> None:
     assert len(log.hands) == 30 and log.score == log.totals()
     assert out.strip() == f"SCORE:{format_value(-other.total)}|{format_value(other.total)}:Alice|Bob"
     assert f"raise: 30 hands, {-other.total:+g} chips" in player_out
+
+
+def test_send_to_a_peer_that_never_reads_times_out() -> None:
+    import time
+
+    a, b = socket.socketpair()
+    a.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 4096)
+    conn = LineConnection(a, peer="seat 1", send_timeout=0.2)
+    start = time.monotonic()
+    with pytest.raises(ProtocolError, match="has not read"):
+        for _ in range(100_000):
+            conn.send_line("MATCHSTATE:0:0::Ks|" * 10)
+    assert time.monotonic() - start < 5
+    a.close()
+    b.close()

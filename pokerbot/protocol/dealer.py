@@ -242,7 +242,8 @@ class Dealer:
                 raise DealerError(f"seat {seat + 1} could not connect: {exc}") from exc
             listener.close()
             sock.settimeout(None)
-            self._conns.append(LineConnection(sock, peer=f"seat {seat + 1} ({cfg.names[seat]})"))
+            self._conns.append(LineConnection(sock, peer=f"seat {seat + 1} ({cfg.names[seat]})",
+                                              send_timeout=max(cfg.t_response_ms / 1000, 1.0)))
         self._listeners = []
 
     def _check_versions(self) -> None:

@@ -34,9 +34,11 @@ class LineTimeout(ProtocolError):
 class LineConnection:
     """A socket read and written one ACPC line at a time."""
 
-    def __init__(self, sock: socket.socket, peer: str = "peer") -> None:
+    def __init__(self, sock: socket.socket, peer: str = "peer", send_timeout: float | None = None) -> None:
         self.sock = sock
         self.peer = peer
+        #: Seconds a write may wait for a peer that does not read (None: no limit).
+        self.send_timeout = send_timeout
         self._buf = bytearray()
         self._eof = False
         self._blocking = False
@@ -46,16 +48,24 @@ class LineConnection:
             pass  # not a TCP socket (socketpair in tests)
 
     def send_line(self, text: str) -> None:
-        """Send ``text`` followed by ``\\r\\n``; ProtocolError if the peer has gone."""
-        try:
-            self.sock.sendall(text.encode("ascii") + b"\r\n")
-        except OSError as exc:
-            raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
+        """Send ``text`` followed by ``\\r\\n``; ProtocolError if the peer has gone (or stopped reading)."""
+        self._send(text.encode("ascii") + b"\r\n")
 
     def send_lines(self, lines: list[str]) -> None:
         """Send several lines in one write."""
+        self._send("".join(line + "\r\n" for line in lines).encode("ascii"))
+
+    def _send(self, data: bytes) -> None:
+        if self.send_timeout is not None:
+            self.sock.settimeout(self.send_timeout)
+            self._blocking = False
+        elif not self._blocking:
+            self.sock.settimeout(None)
+            self._blocking = True
         try:
-            self.sock.sendall("".join(line + "\r\n" for line in lines).encode("ascii"))
+            self.sock.sendall(data)
+        except TimeoutError:
+            raise ProtocolError(f"could not send to {self.peer}: it has not read for {self.send_timeout} s") from None
         except OSError as exc:
             raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
 
