@@ -283,8 +283,8 @@ class Dealer:
             return
         try:
             self._conns[seat].send_lines(pending)
-        except ProtocolError:
-            raise DealerError(f"could not send state to seat {seat + 1}") from None
+        except ProtocolError as exc:
+            raise DealerError(f"could not send state to seat {seat + 1}: {exc}") from None
         if not self.config.quiet:
             now = time.time()
             for text in pending:
