@@ -141,14 +141,15 @@ def bench_leduc(seconds: float) -> dict:
     return {"ours": ours_rate, "theirs": theirs_rate, "ours_nc": our_nc, "theirs_nc": their_nc}
 
 
-def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: int = 3) -> None:
+def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: int = 3,
+               shared_deal: bool = True) -> None:
     from abstraction.buckets import load_abstraction
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
 
     load_abstraction(cards, build_if_missing=False, progress=False)  # never start a long build here
     t = Trainer(BlueprintConfig(name=f"bench-{label}", game="hunl", iterations=10**12, cards=cards,
-                                actions=actions, dtype="float32"), directory=None)
+                                actions=actions, dtype="float32", shared_deal=shared_deal), directory=None)
     t.step(10)
     best = 0.0
     for _ in range(repeats):
@@ -158,7 +159,7 @@ def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: i
     d = t.describe()
     print(f"HUNL {label}: {d['decision_nodes']:,} betting nodes, {d['infosets']:,} infosets, "
           f"{d['bytes_per_infoset']} B/infoset, arrays+tree {d['memory_bytes'] / 2**20:.1f} MiB; "
-          f"{best:,.0f} it/s (best of {repeats}, one process)")
+          f"{best:,.0f} it/s (best of {repeats}, one process, {'shared' if shared_deal else 'one per traversal'} deal)")
 
 
 def bench_workers(cards: str, actions: str, per_worker: int = 100_000, epochs: int = 3) -> dict[int, float]:
@@ -169,7 +170,7 @@ def bench_workers(cards: str, actions: str, per_worker: int = 100_000, epochs: i
     rates: dict[int, float] = {}
     for workers in (1, 2):
         cfg = BlueprintConfig(name="bench-ray", game="hunl", iterations=10**12, cards=cards, actions=actions,
-                              dtype="float32", workers=workers, sync_every=per_worker)
+                              dtype="float32", workers=workers, sync_every=per_worker, shared_deal=True)
         t = Trainer(cfg, directory=None)
         t.use_ray = True
         try:
@@ -196,10 +197,11 @@ def main() -> None:
         cpus = None
     print(_pin_one_cpu())
     bench_leduc(seconds)
-    for label, cards, actions in (("tiny", "tiny", "tiny"), ("pot+allin/tiny-buckets", "tiny", "pot_allin"),
-                                  ("default", "default", "default")):
+    for label, cards, actions, shared in (("tiny", "tiny", "tiny", False), ("tiny", "tiny", "tiny", True),
+                                          ("pot+allin/tiny-buckets", "tiny", "pot_allin", True),
+                                          ("default", "default", "default", True)):
         try:
-            bench_tree(label, cards, actions, 50_000)
+            bench_tree(label, cards, actions, 50_000, shared_deal=shared)
         except Exception as exc:  # an abstraction preset may be missing on this machine
             print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
     if cpus is not None:

@@ -19,6 +19,7 @@ and how the run is driven::
     prune_threshold = -3e8
     prune_probability = 0.95
     regret_floor = -inf
+    shared_deal = false       # true: both traversals of an iteration share one deal (faster in HUNL)
     [run]
     chunk = 10_000            # iterations per kernel call
     checkpoint_every = 100_000
@@ -51,7 +52,7 @@ class ConfigError(PokerbotError, ValueError):
 #: Fields that change what a run computes: a checkpoint refuses a config that differs in any.
 IDENTITY_FIELDS = (
     "game", "cards", "actions", "seed", "dtype", "discount_every", "discount_until", "prune_after",
-    "prune_threshold", "prune_probability", "regret_floor", "workers", "sync_every",
+    "prune_threshold", "prune_probability", "regret_floor", "shared_deal", "workers", "sync_every",
 )
 
 _SECTIONS = {
@@ -60,7 +61,7 @@ _SECTIONS = {
     "mccfr": {
         "iterations": "iterations", "seed": "seed", "dtype": "dtype", "discount_every": "discount_every",
         "discount_until": "discount_until", "prune_after": "prune_after", "prune_threshold": "prune_threshold",
-        "prune_probability": "prune_probability", "regret_floor": "regret_floor",
+        "prune_probability": "prune_probability", "regret_floor": "regret_floor", "shared_deal": "shared_deal",
     },
     "run": {
         "chunk": "chunk", "checkpoint_every": "checkpoint_every", "eval_every": "eval_every",
@@ -86,6 +87,7 @@ class BlueprintConfig:
     prune_threshold: float = -3e8
     prune_probability: float = 0.95
     regret_floor: float = -math.inf
+    shared_deal: bool = False
     chunk: int = 10_000
     checkpoint_every: int = 100_000
     eval_every: int = 0

@@ -1,7 +1,9 @@
 """External-sampling MCCFR kernels (numba) over an :class:`~blueprint.abstract_game.AbstractGame`.
 
 One *iteration* is one traversal for each player, as OpenSpiel counts it. Each
-traversal uses its own deal (hole cards and full board), pre-sampled by a deal
+traversal uses its own deal (or, with ``shared_deal``, both traversals of an
+iteration use one: each is still unbiased, and hold'em deals cost about a third
+of an iteration) -- hole cards and full board, pre-sampled by a deal
 kernel into ``buckets[j, p, r]`` (bucket of player ``p`` in round ``r``) and
 ``result[j]`` (+1 player 0 wins the showdown, -1 loses, 0 split). At the
 traverser's nodes every action is explored and regrets updated; at the
@@ -258,7 +260,10 @@ def _scale(arr, factor):
 @njit(cache=True)
 def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, child, base, spent,
                    regret, ssum, rng, params, max_depth, max_actions, last_round):
-    """Run iterations ``t0 + 1 .. t0 + count`` (1-based), deals ``2 * i`` and ``2 * i + 1`` for iteration i.
+    """Run iterations ``t0 + 1 .. t0 + count`` (1-based).
+
+    With ``2 * count`` deals, iteration i uses deals ``2i`` and ``2i + 1`` (one per traversal);
+    with ``count`` deals both traversals of iteration i share deal ``i``.
 
     Returns the number of nodes visited (a work measure for benchmarks).
     """
@@ -274,10 +279,11 @@ def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, c
     fa = np.empty(max_depth + 1, dtype=np.int64)
     fv = np.empty(max_depth + 1)
     tmp = np.empty(max_actions)
+    per = buckets.shape[0] // count  # deals per iteration: 2 (one per traversal) or 1 (shared)
     for i in range(count):
         t = t0 + i + 1
         for p in range(2):
-            j = 2 * i + p
+            j = per * i + (p if per == 2 else 0)
             prune = False
             if prune_after >= 0 and t > prune_after:
                 prune = uniform(rng) < prune_prob

@@ -106,8 +106,9 @@ class Trainer:
         if count <= 0:
             return
         rounds = self.game.num_rounds
-        buckets = np.empty((2 * count, 2, rounds), dtype=np.int32)
-        result = np.empty(2 * count, dtype=np.int8)
+        deals = count if self.config.shared_deal else 2 * count
+        buckets = np.empty((deals, 2, rounds), dtype=np.int32)
+        result = np.empty(deals, dtype=np.int8)
         self.cards.deal(self.deal_rng, buckets, result)
         run_iterations(self.iteration, count, buckets, result, *self._tree_args(), self.regret, self.ssum,
                        self.trav_rng, self._params, self.tree.max_depth, self.tree.max_actions, rounds - 1)

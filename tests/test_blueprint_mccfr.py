@@ -137,3 +137,16 @@ def test_leduc_one_million_iterations_reaches_openspiel_figure():
     t = trainer("leduc")
     t.step(1_000_000)
     assert spiel_nash_conv("leduc", t.policy()) <= 0.038  # OpenSpiel C++ ES after 1M; we measured 0.021
+
+
+def test_shared_deal_option_converges_and_differs():
+    own = trainer(seed=2)
+    shared = trainer(seed=2, shared_deal=True)
+    own.step(100_000)
+    shared.step(100_000)
+    assert not np.array_equal(own.regret, shared.regret)
+    assert spiel_nash_conv("leduc", shared.policy()) < 0.12
+    again = trainer(seed=2, shared_deal=True)
+    again.step(30_000)
+    again.step(70_000)
+    assert np.array_equal(again.regret, shared.regret)
