@@ -111,7 +111,7 @@ def test_well_behaved_scripted_player_plays_the_match(tmp_path) -> None:
     assert result.error is None and len(log.hands) == 20 and "WARNING" not in err
 
 
-@pytest.mark.parametrize("version", ["VERSION:3.0.0", "HELLO", "VERSION:2.0"])
+@pytest.mark.parametrize("version", ["VERSION:3.0.0", "HELLO", "VERSION:2.0", "VERSION:\u00b2.0.0"])
 def test_wrong_version_is_refused_with_a_clear_error(tmp_path, version: str) -> None:
     result, err, log = run_dealer(
         tmp_path, "kuhn", 5, lambda port: scripted_player(port, "kuhn", respond_call, version=version)

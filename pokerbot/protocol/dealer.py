@@ -116,7 +116,7 @@ def parse_version(line: str) -> tuple[int, int, int]:
     if not line.startswith("VERSION:"):
         raise ProtocolError(f"invalid version string {line!r} (expected VERSION:2.0.0)")
     parts = line[len("VERSION:") :].strip().split(".")
-    if len(parts) != 3 or not all(p.isdigit() for p in parts):
+    if len(parts) != 3 or not all(p.isascii() and p.isdigit() for p in parts):
         raise ProtocolError(f"invalid version string {line!r} (expected VERSION:2.0.0)")
     return int(parts[0]), int(parts[1]), int(parts[2])
 
