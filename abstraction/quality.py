@@ -127,8 +127,6 @@ def nlfh_small_exploitability(
     from abstraction.kmeans import kmeans
     from pokerbot.gamedef import load_game
     from pokerbot.solver import Solver, build_tree, exploitability
-    from pokerbot.solver.kernels import iteration_factors
-    from pokerbot.solver.cfr import _ALG_CODE
 
     game = load_game("nlfh-small")
     menu = bet_menu or BetMenu.tiny()
@@ -167,19 +165,18 @@ def nlfh_small_exploitability(
             grp = np.concatenate(grp_parts)
             uniq, grp = np.unique(grp, return_inverse=True)
             ties.append((idx, grp, np.bincount(grp).astype(np.float64), np.zeros(len(uniq)), np.zeros(len(uniq))))
-    alg = _ALG_CODE[solver.algorithm]
     for _ in range(iterations):
         solver.iterate(1)
         if not ties:
             continue
-        dpos, dneg, davg, _clip = iteration_factors(float(solver.iteration), alg, solver.alpha, solver.beta, solver.gamma)
+        dpos, dneg, davg, _clip = solver.discount_factors(solver.iteration)
         for p, (idx, grp, n, G, S) in enumerate(ties):
             dG = np.where(G > 0, G * dpos, G * dneg)
             G[:] = np.bincount(grp, weights=solver.regret[idx], minlength=len(G)) - (n - 1) * dG
             solver.regret[idx] = G[grp]
             S[:] = np.bincount(grp, weights=solver.ssum[idx], minlength=len(S)) - (n - 1) * S * davg
             solver.ssum[idx] = S[grp]
-            solver._match(p)
+            solver.update_current_strategy(p)
     strat = solver.average_strategy()
     tie_spread = 0.0  # largest difference of average strategies inside one abstract information set
     for idx, grp, *_ in ties:

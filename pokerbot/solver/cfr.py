@@ -103,15 +103,18 @@ class Solver:
         self.ssum = np.zeros(tree.num_slots)
         self.strat = np.empty(tree.num_slots)
         for p in range(2):
-            self._match(p)
+            self.update_current_strategy(p)
         self.iteration = 0
         self._work = (_work(tree, 0), _work(tree, 1))
 
-    def _match(self, p: int) -> None:
+    def update_current_strategy(self, p: int) -> None:
+        """Recompute player ``p``'s current strategy from its regrets (after editing ``self.regret``)."""
         t = self.tree
         K.regret_match(t.decision_nodes[p], t.num_children, t.slot, t.num_hands[p], self.regret, self.strat)
 
-    def _factors(self, t: int) -> tuple[float, float, float, bool]:
+    def discount_factors(self, t: int) -> tuple[float, float, float, bool]:
+        """Iteration ``t``'s factors on positive regrets, negative regrets and the strategy sum, and
+        whether regrets are clipped at zero (CFR+); hooks that edit regrets between iterations use them."""
         return K.iteration_factors(float(t), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma)
 
     def iterate(self, count: int) -> None:
