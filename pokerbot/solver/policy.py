@@ -14,7 +14,7 @@ and every key this package writes is in that form.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from functools import lru_cache
 
 import numpy as np
@@ -53,6 +53,22 @@ def canonical_policy(policy: Mapping[str, Mapping[str, float]]) -> dict[str, Map
     return out
 
 
+def iter_strategy_rows(tree: PublicTree, strat: np.ndarray) -> Iterator[tuple[str, list[str], np.ndarray]]:
+    """(infoset key, action labels, probabilities) for every decision node and hand that misses the board, in tree order."""
+    hand_text = [[format_cards(h) for h in tree.hands[p]] for p in range(2)]
+    for p in range(2):
+        nh = tree.num_hands[p]
+        for n in tree.decision_nodes[p]:
+            n = int(n)
+            labels = tree.node_labels(n)
+            off = int(tree.slot[n])
+            block = strat[off : off + len(labels) * nh].reshape(len(labels), nh)
+            b = int(tree.board[n])
+            suffix = tree.board_text(b) + ":" + tree.betting[int(tree.template[n])]
+            for h in np.nonzero(tree.valid[p][b])[0]:
+                yield hand_text[p][h] + suffix, labels, block[:, h]
+
+
 def strategy_to_policy(tree: PublicTree, strat: np.ndarray, min_prob: float = 0.0) -> dict[str, dict[str, float]]:
     """The policy of a strategy array, one entry per (decision node, hand that misses the board).
 
@@ -60,24 +76,9 @@ def strategy_to_policy(tree: PublicTree, strat: np.ndarray, min_prob: float = 0.
     with positive probability; a row of zeros is written as uniform).
     """
     out: dict[str, dict[str, float]] = {}
-    hand_text = [[format_cards(h) for h in tree.hands[p]] for p in range(2)]
-    for p in range(2):
-        nh = tree.num_hands[p]
-        for n in tree.decision_nodes[p]:
-            n = int(n)
-            labels = tree.node_labels(n)
-            nc = len(labels)
-            off = int(tree.slot[n])
-            block = strat[off : off + nc * nh].reshape(nc, nh)
-            b = int(tree.board[n])
-            suffix = tree.board_text(b) + ":" + tree.betting[int(tree.template[n])]
-            valid = tree.valid[p][b]
-            for h in np.nonzero(valid)[0]:
-                col = block[:, h]
-                dist = {labels[a]: float(col[a]) for a in range(nc) if col[a] > min_prob}
-                if not dist:
-                    dist = {lab: 1.0 / nc for lab in labels}
-                out[hand_text[p][h] + suffix] = dist
+    for key, labels, col in iter_strategy_rows(tree, strat):
+        dist = {lab: float(q) for lab, q in zip(labels, col) if q > min_prob}
+        out[key] = dist or {lab: 1.0 / len(labels) for lab in labels}
     return out
 
 

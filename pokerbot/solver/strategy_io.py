@@ -93,29 +93,16 @@ def save_strategy(
 
     Same format as :func:`save_policy` (in tree order), without building the dict in memory.
     """
-    from pokerbot.cards import format_cards
+    from pokerbot.solver.policy import iter_strategy_rows
 
     tmp = str(path) + ".tmp"
     count = 0
     with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
         for line in _header(tree.game, extra):
             f.write(line + "\n")
-        hand_text = [[format_cards(h) for h in tree.hands[p]] for p in range(2)]
-        for p in range(2):
-            nh = tree.num_hands[p]
-            for n in tree.decision_nodes[p]:
-                n = int(n)
-                labels = tree.node_labels(n)
-                nc = len(labels)
-                off = int(tree.slot[n])
-                block = strat[off : off + nc * nh].reshape(nc, nh)
-                b = int(tree.board[n])
-                suffix = tree.board_text(b) + ":" + tree.betting[int(tree.template[n])]
-                for h in np.nonzero(tree.valid[p][b])[0]:
-                    col = block[:, h]
-                    fields = "".join(f"\t{labels[a]}={float(col[a])!r}" for a in range(nc) if col[a] > 0.0)
-                    f.write(hand_text[p][h] + suffix + fields + "\n")
-                    count += 1
+        for key, labels, col in iter_strategy_rows(tree, strat):
+            f.write(key + "".join(f"\t{lab}={float(q)!r}" for lab, q in zip(labels, col) if q > 0.0) + "\n")
+            count += 1
     os.replace(tmp, path)
     return count
 
