@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from pokerbot.errors import GameDefError
@@ -31,21 +33,7 @@ END GAMEDEF
 """
 
 # The ACPC server's own 3-player files (copied field by field from its README format).
-HOLDEM_LIMIT_3P = """\
-GAMEDEF
-limit
-numPlayers = 3
-numRounds = 4
-blind = 5 10 0
-raiseSize = 10 10 20 20
-firstPlayer = 3 1 1 1
-maxRaises = 3 4 4 4
-numSuits = 4
-numRanks = 13
-numHoleCards = 2
-numBoardCards = 0 3 1 1
-END GAMEDEF
-"""
+HOLDEM_LIMIT_3P = (Path(__file__).parent / "data" / "holdem.limit.3p.game").read_text()
 
 
 @pytest.mark.parametrize("name", sorted(SHIPPED_GAMES))

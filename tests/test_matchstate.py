@@ -36,21 +36,7 @@ try:
 except ImportError:  # tests/ is not a package: pytest puts it on sys.path
     from conftest import DATA, deal, random_action
 
-HOLDEM_LIMIT_3P = """\
-GAMEDEF
-limit
-numPlayers = 3
-numRounds = 4
-blind = 5 10 0
-raiseSize = 10 10 20 20
-firstPlayer = 3 1 1 1
-maxRaises = 3 4 4 4
-numSuits = 4
-numRanks = 13
-numHoleCards = 2
-numBoardCards = 0 3 1 1
-END GAMEDEF
-"""
+HOLDEM_LIMIT_3P = (DATA / "holdem.limit.3p.game").read_text()
 
 GAMES = {
     "hulhe": load_game("hulhe"),
