@@ -54,3 +54,11 @@ def random_action(state: State, rng: random.Random, p_fold: float = 0.12, p_rais
 @pytest.fixture
 def rng() -> random.Random:
     return random.Random(12345)
+
+
+@pytest.fixture(scope="session")
+def tiny_card_abstraction():  # type: ignore[no-untyped-def]
+    """The ``tiny`` HUNL card abstraction, built into ``$POKERBOT_HOME`` on first use (a couple of minutes, once)."""
+    from abstraction.buckets import load_abstraction
+
+    return load_abstraction("tiny", build_if_missing=True, progress=False)

@@ -81,22 +81,7 @@ def test_agent_factory_refuses_bad_input(leduc_blueprint: Path, tmp_path: Path):
         make_bp_agent(load_game("leduc"), path=str(bad))
 
 
-def _tiny_tables_built() -> bool:
-    try:
-        from abstraction.buckets import load_abstraction
-
-        load_abstraction("tiny", build_if_missing=False, progress=False)
-        return True
-    except Exception:
-        return False
-
-
-needs_tiny = pytest.mark.skipif(not _tiny_tables_built(), reason="tiny card tables not built "
-                                "(pokerbot abstraction build --preset tiny)")
-
-
-@needs_tiny
-def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path):
+def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path, tiny_card_abstraction: object):
     game = load_game("hunl")
     t = Trainer(BlueprintConfig(name="t", game="hunl", cards="tiny", actions="tiny", iterations=20_000,
                                 dtype="float32", chunk=10_000), directory=tmp_path)
@@ -119,7 +104,6 @@ def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path):
 
 
 def test_ray_workers_share_a_run_deterministically():
-    pytest.importorskip("ray")
     from bench.bench_blueprint import spiel_nash_conv
 
     cfg = BlueprintConfig(name="ray", game="leduc", iterations=80_000, workers=2, sync_every=20_000)
@@ -138,14 +122,28 @@ def test_ray_workers_share_a_run_deterministically():
 
 
 @pytest.mark.slow
-@needs_tiny
-def test_hunl_tiny_blueprint_beats_every_baseline(tmp_path: Path, monkeypatch):
+def test_hunl_tiny_blueprint_beats_every_baseline(tmp_path: Path, monkeypatch, tiny_card_abstraction: object):
     """The demo's claim: 2M iterations (about a minute), then 2,000 duplicate hands per baseline."""
     import io
 
-    from blueprint.demo import run_demo
+    from evaluation.demo import run_demo
 
     monkeypatch.setattr("blueprint.demo.Trainer", lambda cfg: Trainer(cfg, directory=tmp_path))
     results = run_demo(iterations=2_000_000, hands=2000, progress=False, out=io.StringIO())
     for opponent, (mbb, ci) in results.items():
         assert mbb - ci > 0, (opponent, mbb, ci)
+
+
+def test_demo_command_trains_then_plays_every_baseline(tmp_path: Path, monkeypatch, capsys,
+                                                        tiny_card_abstraction: object) -> None:
+    """`pokerbot demo` end to end, with a short training run kept out of the user's cache."""
+    from pokerbot.cli import main
+
+    monkeypatch.setattr("blueprint.demo.Trainer", lambda cfg: Trainer(cfg, directory=tmp_path))
+    assert main(["demo", "--iterations", "20000", "--hands", "20", "--no-progress"]) == 0
+    out = capsys.readouterr().out
+    assert "20,000 iterations" in out
+    for opponent in ("random", "call", "raise", "equity"):
+        assert f"blueprint vs {opponent}" in out
+    assert out.count("mbb/g (95% CI") == 4
+    assert (tmp_path / "blueprint.npz").is_file()

@@ -88,7 +88,7 @@ def test_leduc_exploitability_falls_with_iterations():
 
 
 def test_solver_core_agrees_with_openspiel_on_our_policy():
-    solver = pytest.importorskip("pokerbot.solver")
+    import pokerbot.solver as solver
     t = trainer("leduc")
     t.step(20_000)
     pol = t.policy()
@@ -153,7 +153,7 @@ def test_shared_deal_option_converges_and_differs():
 
 
 def test_no_limit_leduc_under_a_bet_menu():
-    solver = pytest.importorskip("pokerbot.solver")
+    import pokerbot.solver as solver
     from blueprint.trainer import small_game_evaluator
 
     t = trainer("leduc-nl", actions="tiny")

@@ -27,7 +27,7 @@ from pokerbot.solver import (
 )
 from pokerbot.solver import kernels as K
 
-pyspiel = pytest.importorskip("pyspiel")
+import pyspiel  # test oracle (a test extra): a missing oracle must fail, not skip
 from open_spiel.python import policy as os_policy  # noqa: E402
 from open_spiel.python.algorithms import exploitability as os_exploitability  # noqa: E402
 from open_spiel.python.algorithms.expected_game_score import policy_value as os_policy_value  # noqa: E402

@@ -1,22 +1,41 @@
-"""``pokerbot demo``: a quick local HUNL match between two baseline bots (what ``make demo`` runs)."""
+"""``pokerbot demo`` (what ``make demo`` runs): the tiny HUNL blueprint against every baseline bot.
+
+The first run builds the ``tiny`` card abstraction (about two minutes) and trains
+the ``tiny`` blueprint (2M external-sampling MCCFR iterations, under a minute);
+both are cached under ``$POKERBOT_HOME``, so later runs go straight to the
+matches. ``--baseline`` plays only a quick match between two baseline bots.
+"""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "play a short local HUNL match between baseline bots and print each bot's mbb/g with its 95-percent confidence interval"
+HELP = ("train (or reuse) the tiny HUNL blueprint and play it against the baseline bots, "
+        "printing mbb/g with 95-percent confidence intervals")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--hands", type=int, default=4000, help="hands to play (default 4000, duplicate pairs)")
-    parser.add_argument("--seed", type=int, default=0, help="card seed (default 0)")
-    parser.add_argument("--a", default="equity", help="first bot (default equity)")
-    parser.add_argument("--b", default="random", help="second bot (default random)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--hands", type=int, default=4000, help="duplicate hands per opponent (default 4000)")
+    parser.add_argument("--seed", type=int, default=0, help="card and agent seed (default 0)")
+    parser.add_argument("--iterations", type=int, default=2_000_000,
+                        help="MCCFR iterations of the tiny blueprint (default 2,000,000; resumes a shorter run)")
+    parser.add_argument("--baseline", action="store_true",
+                        help="skip the blueprint: a quick match between two baseline bots (--a, --b)")
+    parser.add_argument("--a", default="equity", help="with --baseline: first bot (default equity)")
+    parser.add_argument("--b", default="random", help="with --baseline: second bot (default random)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
 def run(args: argparse.Namespace) -> int:
-    from evaluation.match import baseline_demo
+    if args.hands < 2:
+        raise SystemExit("pokerbot demo: --hands must be at least 2")
+    progress = not args.no_progress
+    if args.baseline:
+        from evaluation.match import baseline_demo
 
-    baseline_demo(args.a, args.b, hands=args.hands, seed=args.seed, progress=not args.no_progress)
+        baseline_demo(args.a, args.b, hands=args.hands, seed=args.seed, progress=progress)
+        return 0
+    from evaluation.demo import run_demo
+
+    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress)
     return 0
