@@ -35,7 +35,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 from numba import njit, prange
 
-from abstraction.isomorphism import hand_index, num_classes
+from abstraction.isomorphism import SUIT_PERMUTATIONS, hand_index, num_classes
 from pokerbot.errors import CardError
 from pokerbot.evaluator import eval7
 
@@ -65,17 +65,7 @@ ProgressFn = Callable[[int], None] | None
 @njit(cache=True)
 def _canonical_boards(n):
     """Boards of n cards (sorted tuples) that are lexicographically least in their suit orbit."""
-    perms = np.empty((24, 4), np.int64)
-    q = 0
-    for a in range(4):
-        for b in range(4):
-            if b == a:
-                continue
-            for c in range(4):
-                if c == a or c == b:
-                    continue
-                perms[q, 0], perms[q, 1], perms[q, 2], perms[q, 3] = a, b, c, 6 - a - b - c
-                q += 1
+    perms = SUIT_PERMUTATIONS
     cap = 300000
     boards = np.empty((cap, n), np.int8)
     weights = np.empty(cap, np.int32)

@@ -38,6 +38,8 @@ True
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
 from numba import njit
 
@@ -494,6 +496,10 @@ def index_hand(hole, board=()) -> tuple[int, int]:
     return r, int(hand_index(r, np.array(cards, dtype=np.int64)))
 
 
+#: The 24 permutations of the suits c, d, h, s (row q maps suit s to SUIT_PERMUTATIONS[q, s]).
+SUIT_PERMUTATIONS = np.array(list(itertools.permutations(range(4))), dtype=np.int64)
+
+
 @njit(cache=True)
 def _suit_orbit_size(cards, n_hole):
     """Number of distinct hands (as (hole set, board set)) in the suit orbit of ``cards``."""
@@ -506,26 +512,18 @@ def _suit_orbit_size(cards, n_hole):
             hm |= np.int64(1) << cards[i]
         else:
             bm |= np.int64(1) << cards[i]
-    p = np.empty(4, np.int64)
-    for a in range(4):
-        for b in range(4):
-            if b == a:
-                continue
-            for c in range(4):
-                if c == a or c == b:
-                    continue
-                d = 6 - a - b - c
-                p[0], p[1], p[2], p[3] = a, b, c, d
-                h2 = np.int64(0)
-                b2 = np.int64(0)
-                for i in range(cards.shape[0]):
-                    cc = (cards[i] & ~np.int64(3)) | p[cards[i] & 3]
-                    if i < n_hole:
-                        h2 |= np.int64(1) << cc
-                    else:
-                        b2 |= np.int64(1) << cc
-                if h2 == hm and b2 == bm:
-                    perms += 1
+    for q in range(SUIT_PERMUTATIONS.shape[0]):
+        p = SUIT_PERMUTATIONS[q]
+        h2 = np.int64(0)
+        b2 = np.int64(0)
+        for i in range(cards.shape[0]):
+            cc = (cards[i] & ~np.int64(3)) | p[cards[i] & 3]
+            if i < n_hole:
+                h2 |= np.int64(1) << cc
+            else:
+                b2 |= np.int64(1) << cc
+        if h2 == hm and b2 == bm:
+            perms += 1
     return 24 // perms
 
 

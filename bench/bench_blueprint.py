@@ -17,8 +17,8 @@ from __future__ import annotations
 import os
 import time
 
-import numpy as np
 
+from bench.pinning import one_cpu
 from pokerbot.gamedef import load_game
 from pokerbot.state import CALL, FOLD, RAISE, State
 
@@ -97,15 +97,6 @@ def spiel_nash_conv(game_name: str, policy) -> float:
 
 
 # --- benchmarks -------------------------------------------------------------------------------
-
-
-def _pin_one_cpu() -> str:
-    try:
-        cpu = sorted(os.sched_getaffinity(0))[-1]
-        os.sched_setaffinity(0, {cpu})
-        return f"pinned to CPU {cpu}"
-    except (AttributeError, OSError):
-        return "not pinned"
 
 
 def bench_leduc(seconds: float) -> dict:
@@ -191,21 +182,16 @@ def bench_workers(cards: str, actions: str, per_worker: int = 100_000, epochs: i
 
 def main() -> None:
     seconds = float(os.environ.get("BENCH_SECONDS", "20"))
-    try:
-        cpus = os.sched_getaffinity(0)
-    except AttributeError:
-        cpus = None
-    print(_pin_one_cpu())
-    bench_leduc(seconds)
-    for label, cards, actions, shared in (("tiny", "tiny", "tiny", False), ("tiny", "tiny", "tiny", True),
-                                          ("pot+allin/tiny-buckets", "tiny", "pot_allin", True),
-                                          ("default", "default", "default", True)):
-        try:
-            bench_tree(label, cards, actions, 50_000, shared_deal=shared)
-        except Exception as exc:  # an abstraction preset may be missing on this machine
-            print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
-    if cpus is not None:
-        os.sched_setaffinity(0, cpus)
+    with one_cpu() as pinned:
+        print(pinned)
+        bench_leduc(seconds)
+        for label, cards, actions, shared in (("tiny", "tiny", "tiny", False), ("tiny", "tiny", "tiny", True),
+                                              ("pot+allin/tiny-buckets", "tiny", "pot_allin", True),
+                                              ("default", "default", "default", True)):
+            try:
+                bench_tree(label, cards, actions, 50_000, shared_deal=shared)
+            except Exception as exc:  # an abstraction preset may be missing on this machine
+                print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
     for cards, actions in (("tiny", "tiny"), ("tiny", "pot_allin")):
         try:
             bench_workers(cards, actions)

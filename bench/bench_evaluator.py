@@ -18,6 +18,7 @@ import numpy as np  # noqa: E402
 from numba import njit  # noqa: E402
 
 from pokerbot.cards import format_card  # noqa: E402
+from bench.pinning import one_cpu  # noqa: E402
 from pokerbot.evaluator import eval7, evaluate_batch  # noqa: E402
 
 N_HANDS = 2_000_000
@@ -58,14 +59,7 @@ def random_seven_card_hands(n: int, seed: int = 0) -> np.ndarray:
 def main() -> None:
     from treys import Card, Evaluator
 
-    pinned = None
-    if hasattr(os, "sched_getaffinity"):
-        pinned = os.sched_getaffinity(0)
-        try:
-            os.sched_setaffinity(0, {min(pinned)})
-        except OSError:
-            pinned = None
-    try:
+    with one_cpu():
         hands = random_seven_card_hands(N_HANDS)
         evaluate_batch(hands[:1000])  # JIT warm-up (or cache load)
         _scalar_eval7_loop(hands[:1000])
@@ -82,9 +76,6 @@ def main() -> None:
                 ev(h[:2], h[2:])
 
         treys = best_rate(run_treys, N_TREYS, repeats=3)
-    finally:
-        if pinned is not None:
-            os.sched_setaffinity(0, pinned)
 
     print(f"seven-card hands, one core, best of {REPEATS} runs over {N_HANDS:,} random hands")
     print(f"  evaluate_batch (validating)  {batch / 1e6:8.1f} M evals/s  ({batch / treys:,.0f}x treys)")

@@ -26,6 +26,7 @@ import time
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
+from bench.pinning import one_cpu  # noqa: E402
 from pokerbot.cards import parse_cards  # noqa: E402
 from pokerbot.gamedef import load_game  # noqa: E402
 from pokerbot.solver import Solver, build_tree, pot_fraction_menu  # noqa: E402
@@ -129,20 +130,10 @@ def hunl_river(iterations: int = 1000) -> None:
 
 
 def main() -> None:
-    pinned = None
-    if hasattr(os, "sched_getaffinity"):
-        pinned = os.sched_getaffinity(0)
-        try:
-            os.sched_setaffinity(0, {min(pinned)})
-        except OSError:
-            pinned = None
-    try:
+    with one_cpu():
         leduc_vs_openspiel()
         hunl_river()
         nlfh_small()
-    finally:
-        if pinned is not None:
-            os.sched_setaffinity(0, pinned)
 
 
 if __name__ == "__main__":
