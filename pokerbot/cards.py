@@ -43,8 +43,21 @@ def suit_of(card: int) -> int:
     return card % NUM_SUITS
 
 
+#: Every spelling of a card the parser accepts in the usual ASCII cases, for a one-look-up fast path.
+_CARD_CODES = {
+    r + s: rank * NUM_SUITS + suit
+    for rank, rank_char in enumerate(RANK_CHARS)
+    for r in {rank_char, rank_char.lower()}
+    for suit, suit_char in enumerate(SUIT_CHARS)
+    for s in (suit_char, suit_char.upper())
+}
+
+
 def parse_card(text: str) -> int:
     """Parse a two-character ACPC card ("As", "td"; rank case-insensitive as in ACPC)."""
+    code = _CARD_CODES.get(text)
+    if code is not None:
+        return code
     if len(text) != 2:
         raise CardError(f"a card is two characters, got {text!r}")
     rank = RANK_CHARS.find(text[0].upper())

@@ -40,6 +40,10 @@ class ActionType(IntEnum):
         return "fcr"[self]
 
 
+# Plain ints for the hot paths (comparing with an IntEnum member means an attribute look-up).
+_FOLD, _CALL, _RAISE = 0, 1, 2
+
+
 @dataclass(frozen=True, slots=True)
 class Action:
     """An action. ``size`` is the no-limit raise-to total (chips in the pot after it); 0 otherwise."""
@@ -57,6 +61,7 @@ FOLD = Action(ActionType.FOLD)
 CALL = Action(ActionType.CALL)
 #: A limit raise (the game fixes its size).
 RAISE = Action(ActionType.RAISE)
+_PLAIN_ACTIONS = (FOLD, CALL, RAISE)
 
 
 def raise_to(size: int) -> Action:
@@ -78,7 +83,10 @@ def parse_action(text: str, nolimit: bool) -> tuple[Action, int]:
         if end == 1:
             raise BettingStringError(f"no-limit raise without a size in {text!r}")
         return raise_to(int(text[1:end])), end
-    return Action(ActionType(kind)), 1
+    return _PLAIN_ACTIONS[kind], 1
+
+
+_new_state = object.__new__
 
 
 class State:
@@ -96,6 +104,7 @@ class State:
         "max_spent",
         "min_raise_to",
         "finished",
+        "_player",
     )
 
     game: GameDef
@@ -112,6 +121,8 @@ class State:
     max_spent: int
     min_raise_to: int
     finished: bool
+    #: The player to act (None once finished), worked out once per state by :meth:`_set_player`.
+    _player: int | None
 
     @classmethod
     def initial(
@@ -150,6 +161,7 @@ class State:
         else:
             s.min_raise_to = 0
         s.finished = False
+        s._set_player()
         return s
 
     @classmethod
@@ -178,9 +190,20 @@ class State:
         return state
 
     def _copy(self) -> State:
-        s = State.__new__(State)
-        for name in State.__slots__:
-            setattr(s, name, getattr(self, name))
+        """A shallow copy (every field is immutable); spelled out, as a loop over the slots is slower."""
+        s = _new_state(State)
+        s.game = self.game
+        s.hand_id = self.hand_id
+        s.hole_cards = self.hole_cards
+        s.board_cards = self.board_cards
+        s.round = self.round
+        s.history = self.history
+        s.spent = self.spent
+        s.folded = self.folded
+        s.max_spent = self.max_spent
+        s.min_raise_to = self.min_raise_to
+        s.finished = self.finished
+        s._player = self._player
         return s
 
     # --- who acts -------------------------------------------------------------
@@ -190,62 +213,82 @@ class State:
 
     def _next_player(self, after: int) -> int:
         n = self.game.num_players
+        stack = self.game.stack
+        folded = self.folded
+        spent = self.spent
         p = after
         for _ in range(n):
             p = (p + 1) % n
-            if self._can_act(p):
+            if not folded[p] and spent[p] < stack[p]:
                 return p
         raise AssertionError("no player can act in an unfinished hand")
+
+    def _set_player(self) -> None:
+        """Work out who acts (None when the hand is over); the state must not change afterwards."""
+        if self.finished:
+            self._player = None
+            return
+        actions = self.history[self.round]
+        if actions:
+            self._player = self._next_player(actions[-1][0])
+        else:
+            first = self.game.first_player[self.round]
+            self._player = self._next_player(first + self.game.num_players - 1)
 
     @property
     def current_player(self) -> int | None:
         """The player to act, or None when the hand is over."""
-        if self.finished:
-            return None
-        actions = self.history[self.round]
-        if actions:
-            return self._next_player(actions[-1][0])
-        first = self.game.first_player[self.round]
-        return self._next_player(first + self.game.num_players - 1)
+        return self._player
 
     def _num_acting(self) -> int:
-        return sum(1 for p in range(self.game.num_players) if self._can_act(p))
+        stack = self.game.stack
+        folded = self.folded
+        count = 0
+        for p, s in enumerate(self.spent):
+            if not folded[p] and s < stack[p]:
+                count += 1
+        return count
 
     def _num_called(self) -> int:
         called = 0
+        spent = self.spent
+        stack = self.game.stack
         for p, action in reversed(self.history[self.round]):
-            still_acting = self.spent[p] < self.game.stack[p]
-            if action.kind == ActionType.RAISE:
+            still_acting = spent[p] < stack[p]
+            kind = action.kind
+            if kind == _RAISE:
                 return called + (1 if still_acting else 0)
-            if action.kind == ActionType.CALL and still_acting:
+            if kind == _CALL and still_acting:
                 called += 1
         return called
 
     def num_raises(self) -> int:
         """Raises so far in the current round."""
-        return sum(1 for _, a in self.history[self.round] if a.kind == ActionType.RAISE)
+        return sum(1 for _, a in self.history[self.round] if a.kind == _RAISE)
 
     # --- what is legal ----------------------------------------------------------
 
     def can_fold(self) -> bool:
         """Fold is legal only for a player who faces a bet and is not all-in."""
-        p = self.current_player
+        p = self._player
         if p is None:
             return False
-        return self.spent[p] != self.max_spent and self.spent[p] != self.game.stack[p]
+        spent = self.spent[p]
+        return spent != self.max_spent and spent != self.game.stack[p]
 
     def raise_bounds(self) -> tuple[int, int] | None:
         """(min, max) raise-to totals, or None if no raise is legal.
 
         In a limit game the size is fixed and both bounds are the resulting total.
         """
-        p = self.current_player
+        p = self._player
         if p is None:
             return None
         game = self.game
-        if self.num_raises() >= game.max_raises[self.round]:
+        actions = self.history[self.round]
+        if len(actions) + game.num_players > MAX_ACTIONS_PER_ROUND:
             return None
-        if len(self.history[self.round]) + game.num_players > MAX_ACTIONS_PER_ROUND:
+        if sum(1 for _, a in actions if a.kind == _RAISE) >= game.max_raises[self.round]:
             return None
         if self._num_acting() <= 1:
             return None  # nobody left to call a bet
@@ -273,10 +316,11 @@ class State:
     def is_legal(self, action: Action) -> bool:
         if self.finished:
             return False
-        if action.kind == ActionType.FOLD:
-            return action.size == 0 and self.can_fold()
-        if action.kind == ActionType.CALL:
+        kind = action.kind
+        if kind == _CALL:
             return action.size == 0
+        if kind == _FOLD:
+            return action.size == 0 and self.can_fold()
         bounds = self.raise_bounds()
         if bounds is None:
             return False
@@ -310,16 +354,17 @@ class State:
                 f"at betting {self.betting_string()!r} (legal: {self.describe_legal()})"
             )
         game = self.game
-        p = self.current_player
+        p = self._player
         assert p is not None
         s = self._copy()
         spent = list(self.spent)
-        if action.kind == ActionType.FOLD:
+        kind = action.kind
+        if kind == _CALL:
+            spent[p] = min(self.max_spent, game.stack[p])
+        elif kind == _FOLD:
             folded = list(self.folded)
             folded[p] = True
             s.folded = tuple(folded)
-        elif action.kind == ActionType.CALL:
-            spent[p] = min(self.max_spent, game.stack[p])
         else:
             if game.nolimit:
                 size = action.size
@@ -331,18 +376,19 @@ class State:
             s.max_spent = size
             spent[p] = size
         s.spent = tuple(spent)
-        history = list(self.history)
-        history[self.round] = history[self.round] + ((p, action),)
-        s.history = tuple(history)
+        history = self.history
+        r = self.round
+        s.history = history[:r] + (history[r] + ((p, action),),) + history[r + 1 :]
         s._after_action()
         return s
 
     def _after_action(self) -> None:
         game = self.game
-        if sum(self.folded) + 1 >= game.num_players:
+        acting = self._num_acting()
+        if self.folded.count(True) + 1 >= game.num_players:
             self.finished = True
-        elif self._num_called() >= self._num_acting():
-            if self._num_acting() > 1:
+        elif self._num_called() >= acting:
+            if acting > 1:
                 if self.round + 1 < game.num_rounds:
                     self.round += 1
                     self.history = self.history + ((),)
@@ -354,6 +400,7 @@ class State:
                 self.finished = True
                 self.history = self.history + ((),) * (game.num_rounds - 1 - self.round)
                 self.round = game.num_rounds - 1
+        self._set_player()
 
     # --- reading ------------------------------------------------------------------
 
@@ -382,6 +429,13 @@ class State:
             s.hole_cards = tuple(tuple(int(c) for c in h) for h in hole_cards)
         if board_cards is not None:
             s.board_cards = tuple(int(c) for c in board_cards)
+        return s
+
+    def _replace_cards(self, hole_cards: tuple[tuple[int, ...], ...], board_cards: tuple[int, ...]) -> State:
+        """:meth:`with_cards` for callers that already hold tuples of ints (nothing is converted)."""
+        s = self._copy()
+        s.hole_cards = hole_cards
+        s.board_cards = board_cards
         return s
 
     def actions(self) -> list[Action]:

@@ -16,7 +16,14 @@ from pokerbot.gamedef import SHIPPED_GAMES, load_game
 from pokerbot.matchstate import format_matchstate, parse_matchstate
 from pokerbot.protocol.client import MatchStateReader, play_acpc
 from pokerbot.protocol.deal import AcpcDeck, acpc_random
-from pokerbot.protocol.dealer import Dealer, DealerConfig, parse_version, seat_messages
+from pokerbot.protocol.dealer import (
+    Dealer,
+    DealerConfig,
+    HandMessages,
+    format_action,
+    parse_version,
+    seat_messages,
+)
 from pokerbot.protocol.log import (
     format_hand_line,
     format_value,
@@ -134,16 +141,27 @@ def test_seat_messages_and_incremental_reader_agree_with_matchstate(name: str) -
         text = [format_cards(h) for h in holes]
         p0 = hand % 2
         readers = [MatchStateReader(game), MatchStateReader(game)]
+        steppers = [MatchStateReader(game), MatchStateReader(game)]
+        incremental = HandMessages(state, text, p0)
         while True:
             msgs = seat_messages(state, text, p0)
+            assert incremental.lines() == msgs and incremental.betting == state.betting_string()
             for seat, msg in enumerate(msgs):
                 viewer = (seat + 2 - p0) % 2
+                full = parse_matchstate(game, msg)
                 assert msg == format_matchstate(state, viewer)
-                assert readers[seat].parse(msg) == parse_matchstate(game, msg)
+                assert readers[seat].parse(msg) == full
+                stepped = steppers[seat].step(msg)
+                if state.finished or state.current_player == viewer or not state.history[0]:
+                    assert stepped == full  # a view to answer, to end the hand, or the hand's first
+                else:
+                    assert stepped is None
             if state.finished:
                 break
             view = parse_matchstate(game, msgs[(state.current_player + p0) % 2])
-            state = state.apply(agent.act(view))
+            action = state.fix_action(agent.act(view))
+            state = state.apply(action)
+            incremental.apply(state, format_action(action, game))
 
 
 def test_reader_rejects_garbled_states() -> None:

@@ -69,12 +69,17 @@ class MatchStateReader:
         self._betting = ""
         self._state: State | None = None
         self._cards_text = ""
-        self._cards: tuple[list[tuple[int, ...]], list[int]] | None = None
+        self._cards: tuple[tuple[tuple[int, ...], ...], tuple[int, ...]] | None = None
+        self._holes_text = ""
+        self._holes: tuple[tuple[int, ...], ...] = ()
 
     def parse(self, line: str) -> MatchState:
         parts = line.split(":", 4)
         if len(parts) != 5 or parts[0] != "MATCHSTATE":
             return parse_matchstate(self.game, line)  # raises MatchStateError naming the problem
+        return self._parse_parts(line, parts)
+
+    def _parse_parts(self, line: str, parts: list[str]) -> MatchState:
         _, viewer, hand, betting, cards = parts
         state = self._extend(viewer, hand, betting)
         if state is not None:
@@ -84,6 +89,20 @@ class MatchStateReader:
         view = parse_matchstate(self.game, line)
         self._key, self._betting, self._state = (viewer, hand), betting, view.state
         return view
+
+    def step(self, line: str) -> MatchState | None:
+        """What :meth:`others_turn` and then :meth:`parse` give, reading ``line`` once.
+
+        None if the state continues the hand, is unfinished and another player
+        acts (nothing to tell the agent); otherwise the parsed view.
+        """
+        parts = line.split(":", 4)
+        if len(parts) != 5 or parts[0] != "MATCHSTATE":
+            return parse_matchstate(self.game, line)  # raises MatchStateError naming the problem
+        state = self._extend(parts[1], parts[2], parts[3])
+        if state is not None and not state.finished and state.current_player != int(parts[1]):
+            return None
+        return self._parse_parts(line, parts)
 
     def others_turn(self, line: str) -> bool:
         """True if ``line`` continues the hand being read, is unfinished and another player acts.
@@ -102,6 +121,8 @@ class MatchStateReader:
         if self._key != (viewer, hand) or self._state is None or not betting.startswith(self._betting):
             return None
         state = self._state
+        if len(betting) == len(self._betting):
+            return state  # nothing new (the state was already followed by others_turn)
         rest = betting[len(self._betting) :]
         i = 0
         try:
@@ -120,14 +141,17 @@ class MatchStateReader:
     def _with_cards(self, state: State, viewer: int, text: str) -> MatchState | None:
         if text == self._cards_text and self._cards is not None:
             holes, board = self._cards  # same cards as the last state (same round): already checked
-            return MatchState(viewer, state.with_cards(holes, board))
+            return MatchState(viewer, state._replace_cards(holes, board))
         game = self.game
         segments = text.split("/")
         if len(segments) != state.round + 1:
             return None
         try:
-            holes = [tuple(parse_cards(h)) for h in segments[0].split("|")]
-            board = [c for seg in segments[1:] for c in parse_cards(seg)]
+            if segments[0] == self._holes_text:
+                holes = self._holes  # the hole cards did not change (a new round of the hand)
+            else:
+                holes = tuple(tuple(parse_cards(h)) for h in segments[0].split("|"))
+            board = tuple(c for seg in segments[1:] for c in parse_cards(seg))
         except PokerbotError:
             return None
         if len(holes) != game.num_players or any(len(h) not in (0, game.num_hole_cards) for h in holes):
@@ -137,11 +161,12 @@ class MatchStateReader:
             return None
         if game.num_board_cards[0] or not holes[viewer]:
             return None  # round-0 board cards or a missing own hand: leave it to the full parser
-        every = [c for h in holes for c in h] + board
+        every = [c for h in holes for c in h] + list(board)
         if len(set(every)) != len(every):
             return None
         self._cards_text, self._cards = text, (holes, board)
-        return MatchState(viewer, state.with_cards(holes, board))
+        self._holes_text, self._holes = segments[0], holes
+        return MatchState(viewer, state._replace_cards(holes, board))
 
 
 def format_response(line: str, action_text: str) -> str:
@@ -183,11 +208,11 @@ def play_connection(
         if not line or line[0] in "#;":
             continue
         try:
-            if reader.others_turn(line):
-                continue  # not our turn and nothing to tell the agent
-            view = reader.parse(line)
+            view = reader.step(line)
         except MatchStateError as exc:
             raise ProtocolError(f"garbled message from the dealer: {exc}") from exc
+        if view is None:
+            continue  # not our turn and nothing to tell the agent
         state = view.state
         if state.hand_id != hand_id:
             hand_id = state.hand_id

@@ -85,6 +85,61 @@ def seat_messages(state: State, hole_text: Sequence[str], player0_seat: int) -> 
     return out
 
 
+class HandMessages:
+    """The MATCHSTATE lines of one hand, built from text kept up to date action by action.
+
+    Gives the same lines as :func:`seat_messages` without rebuilding the betting
+    string and the board from the state at every step: the betting grows by
+    each action's text (and a ``/`` per round passed), the hole-card and board
+    texts are made once per hand.
+    """
+
+    def __init__(self, state: State, hole_text: Sequence[str], player0_seat: int) -> None:
+        game = state.game
+        n = game.num_players
+        self._state = state
+        self._hole_text = list(hole_text)
+        self._viewers = [(seat + n - player0_seat) % n for seat in range(n)]
+        # Per seat: the hole cards it sees before a showdown (its own).
+        self._own = ["|".join(hole_text[p] if p == v else "" for p in range(n)) for v in self._viewers]
+        board = state.board_cards
+        self._boards: list[str] = []
+        text = ""
+        for r in range(game.num_rounds):
+            cards = board[game.board_cards_before(r) : game.board_cards_through(r)]
+            text = f"{text}/{format_cards(cards)}" if r else format_cards(cards)
+            self._boards.append(text)
+        self._head = f"MATCHSTATE:{{}}:{state.hand_id}:"
+        self._betting = ""
+
+    def apply(self, state: State, action_text: str) -> None:
+        """Follow ``state``, reached from the last one by the action written ``action_text``."""
+        self._betting += action_text + "/" * (state.round - self._state.round)
+        self._state = state
+
+    @property
+    def betting(self) -> str:
+        """The betting string of the current state."""
+        return self._betting
+
+    def lines(self) -> list[str]:
+        """The current state's line for every seat, in seat order."""
+        state = self._state
+        n = len(self._viewers)
+        tail = f"{self._betting}:"
+        board = self._boards[state.round]
+        hand = state.hand_id
+        if state.is_showdown():
+            folded = state.folded
+            shown = [
+                "|".join(self._hole_text[p] if p == v or not folded[p] else "" for p in range(n))
+                for v in self._viewers
+            ]
+            return [f"MATCHSTATE:{v}:{hand}:{tail}{shown[i]}{board}" for i, v in enumerate(self._viewers)]
+        own = self._own
+        return [f"MATCHSTATE:{v}:{hand}:{tail}{own[i]}{board}" for i, v in enumerate(self._viewers)]
+
+
 class DealerError(ProtocolError):
     """The match was stopped: a player broke a rule the dealer cannot repair."""
 
@@ -399,12 +454,13 @@ class Dealer:
                 timer.new_hand()
                 state = State.initial(game, hand, holes, board)
                 hole_text = [format_cards(h) for h in holes]
+                messages = HandMessages(state, hole_text, p0)
                 while not state.finished:
                     actor = state.current_player
                     assert actor is not None
                     actor_seat = player_to_seat(n, p0, actor)
                     sent = ""
-                    for seat, text in enumerate(seat_messages(state, hole_text, p0)):
+                    for seat, text in enumerate(messages.lines()):
                         self._send(seat, text)
                         if seat == actor_seat:
                             sent = text
@@ -415,6 +471,7 @@ class Dealer:
                     action = self._read_action(actor_seat, sent, actor, state, deadline, timer)
                     timer.charge(actor_seat, send_time, time.monotonic())
                     state = state.apply(action)
+                    messages.apply(state, format_action(action, game))
                 values = state.payoffs()
                 names = [cfg.names[player_to_seat(n, p0, p)] for p in range(n)]
                 log.hand(state, values, names)
@@ -423,7 +480,7 @@ class Dealer:
                 self.result.hands_played += 1
                 if self.on_hand is not None:
                     self.on_hand(hand, seat_values)
-                for seat, text in enumerate(seat_messages(state, hole_text, p0)):
+                for seat, text in enumerate(messages.lines()):
                     self._send(seat, text)
             self._flush_all()
             if not cfg.quiet:

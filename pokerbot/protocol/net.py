@@ -6,6 +6,12 @@ its ``VERSION`` line with ``\\n`` only). TCP delivers bytes, not lines, so a
 :class:`LineConnection` buffers partial reads and hands out whole lines, each
 read bounded by a deadline so that a silent peer never hangs the caller.
 
+System calls are the expensive part of a line, so a connection makes as few
+as it can: a whole buffer per ``recv``, one ``send`` per message, and for
+timed reads and writes the socket stays non-blocking and waits with one
+``poll`` (rather than re-arming a socket timeout, which costs an ``ioctl``
+and a ``poll`` on every call).
+
 >>> import socket
 >>> a, b = socket.socketpair()
 >>> ca, cb = LineConnection(a), LineConnection(b)
@@ -18,6 +24,7 @@ True
 
 from __future__ import annotations
 
+import select
 import socket
 import time
 
@@ -41,7 +48,10 @@ class LineConnection:
         self.send_timeout = send_timeout
         self._buf = bytearray()
         self._eof = False
-        self._blocking = False
+        #: The socket's mode as last set: True blocking, False non-blocking, None not yet set by us.
+        self._blocking: bool | None = None
+        self._poll_in: select.poll | None = None
+        self._poll_out: select.poll | None = None
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         except OSError:
@@ -55,19 +65,52 @@ class LineConnection:
         """Send several lines in one write."""
         self._send("".join(line + "\r\n" for line in lines).encode("ascii"))
 
+    def _set_blocking(self, blocking: bool) -> None:
+        if self._blocking is not blocking:
+            self.sock.setblocking(blocking)  # a system call: only when the mode changes
+            self._blocking = blocking
+
+    def _wait(self, writing: bool, seconds: float) -> bool:
+        """Wait until the socket can be written (or read); False if ``seconds`` pass first."""
+        if not hasattr(select, "poll"):  # pragma: no cover - platforms without poll()
+            r, w, _ = select.select([] if writing else [self.sock], [self.sock] if writing else [], [], seconds)
+            return bool(r or w)
+        poller = self._poll_out if writing else self._poll_in
+        if poller is None:
+            poller = select.poll()
+            poller.register(self.sock, select.POLLOUT if writing else select.POLLIN)
+            if writing:
+                self._poll_out = poller
+            else:
+                self._poll_in = poller
+        # Any event (also an error or hang-up) wakes us: the send or recv that follows reports it.
+        return bool(poller.poll(max(seconds, 0.0) * 1000))
+
     def _send(self, data: bytes) -> None:
-        if self.send_timeout is not None:
-            self.sock.settimeout(self.send_timeout)
-            self._blocking = False
-        elif not self._blocking:
-            self.sock.settimeout(None)
-            self._blocking = True
-        try:
-            self.sock.sendall(data)
-        except TimeoutError:
-            raise ProtocolError(f"could not send to {self.peer}: it has not read for {self.send_timeout} s") from None
-        except OSError as exc:
-            raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
+        if self.send_timeout is None:
+            self._set_blocking(True)
+            try:
+                self.sock.sendall(data)
+            except OSError as exc:
+                raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
+            return
+        self._set_blocking(False)
+        view = memoryview(data)
+        deadline: float | None = None
+        while view:
+            try:
+                view = view[self.sock.send(view) :]
+            except BlockingIOError:
+                pass
+            except OSError as exc:
+                raise ProtocolError(f"could not send to {self.peer}: {exc}") from exc
+            if view:  # the peer's buffer is full: wait for room, at most send_timeout in all
+                if deadline is None:
+                    deadline = time.monotonic() + self.send_timeout
+                if not self._wait(True, deadline - time.monotonic()):
+                    raise ProtocolError(
+                        f"could not send to {self.peer}: it has not read for {self.send_timeout} s"
+                    )
 
     def read_line(self, deadline: float | None) -> str | None:
         """The next line without its ending, or None at end of input.
@@ -96,15 +139,15 @@ class LineConnection:
                 left = deadline - time.monotonic()
                 if left <= 0:
                     raise LineTimeout(f"no complete line from {self.peer} in time")
-                self.sock.settimeout(left)
-                self._blocking = False
-            elif not self._blocking:
-                self.sock.settimeout(None)  # a system call: only when the mode changes
-                self._blocking = True
+                self._set_blocking(False)
+                if not self._wait(False, left):
+                    raise LineTimeout(f"no complete line from {self.peer} in time")
+            else:
+                self._set_blocking(True)
             try:
                 chunk = self.sock.recv(65536)
-            except TimeoutError:
-                raise LineTimeout(f"no complete line from {self.peer} in time") from None
+            except BlockingIOError:
+                continue  # woken without data after all: wait again
             except OSError as exc:
                 raise ProtocolError(f"connection to {self.peer} failed: {exc}") from exc
             if not chunk:
