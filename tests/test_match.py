@@ -19,7 +19,8 @@ from pokerbot.state import CALL
 
 
 def _lines(path) -> list[str]:  # type: ignore[no-untyped-def]
-    return [line for line in open(path) if not line.startswith("#")]
+    with open(path) as f:
+        return [line for line in f if not line.startswith("#")]
 
 
 @pytest.mark.parametrize("game_name", ["hunl", "leduc", "hulhe"])

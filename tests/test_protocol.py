@@ -109,6 +109,7 @@ def test_line_connection_reassembles_partial_reads() -> None:
     lines = []
     while (line := reader.read_line(deadline=None)) is not None:
         lines.append(line)
+    reader.close()
     assert lines == ["# comment", "MATCHSTATE:0:0::5d5c|", "VERSION:2.0.0", "last"]
 
 

@@ -243,10 +243,21 @@ def test_player_that_never_connects(tmp_path) -> None:
 # --- the client side ---------------------------------------------------------------
 
 
-def _fake_dealer(lines: list[str]) -> tuple[LineConnection, socket.socket]:
-    ours, theirs = socket.socketpair()
-    theirs.sendall("".join(line + "\r\n" for line in lines).encode())
-    return LineConnection(ours), theirs
+@pytest.fixture
+def fake_dealer():  # type: ignore[no-untyped-def]
+    """A factory of (client connection, dealer side) socket pairs preloaded with dealer lines; closed after the test."""
+    made: list[tuple[LineConnection, socket.socket]] = []
+
+    def make(lines: list[str]) -> tuple[LineConnection, socket.socket]:
+        ours, theirs = socket.socketpair()
+        theirs.sendall("".join(line + "\r\n" for line in lines).encode())
+        made.append((LineConnection(ours), theirs))
+        return made[-1]
+
+    yield make
+    for conn, theirs in made:
+        conn.close()
+        theirs.close()
 
 
 class Recorder(Agent):
@@ -266,9 +277,9 @@ class Recorder(Agent):
         self.calls.append(f"end {view.state.hand_id}")
 
 
-def test_client_answers_only_on_its_turn_and_skips_comments() -> None:
+def test_client_answers_only_on_its_turn_and_skips_comments(fake_dealer) -> None:
     game = load_game("kuhn")
-    conn, dealer_side = _fake_dealer([
+    conn, dealer_side = fake_dealer([
         "# hello from the dealer",
         "MATCHSTATE:0:0::Ks|",
         "MATCHSTATE:0:0:c:Ks|",
@@ -286,28 +297,28 @@ def test_client_answers_only_on_its_turn_and_skips_comments() -> None:
     assert result.hand_values == [1.0, 2.0]
 
 
-def test_client_reports_a_garbled_dealer_message() -> None:
-    conn, dealer_side = _fake_dealer(["MATCHSTATE:0:0::Ks|", "MATCHSTATE:0:0:x:Ks|"])
+def test_client_reports_a_garbled_dealer_message(fake_dealer) -> None:
+    conn, dealer_side = fake_dealer(["MATCHSTATE:0:0::Ks|", "MATCHSTATE:0:0:x:Ks|"])
     with pytest.raises(ProtocolError, match="garbled message from the dealer"):
         play_connection(make_agent("call", load_game("kuhn")), load_game("kuhn"), conn, idle_timeout=5)
     dealer_side.close()
 
 
-def test_client_gives_up_on_a_silent_dealer() -> None:
-    conn, dealer_side = _fake_dealer([])
+def test_client_gives_up_on_a_silent_dealer(fake_dealer) -> None:
+    conn, dealer_side = fake_dealer([])
     with pytest.raises(LineTimeout):
         play_connection(make_agent("call", load_game("kuhn")), load_game("kuhn"), conn, idle_timeout=0.2)
     dealer_side.close()
 
 
-def test_client_repairs_an_illegal_agent_action() -> None:
+def test_client_repairs_an_illegal_agent_action(fake_dealer) -> None:
     from pokerbot.state import FOLD
 
     class Folder(Agent):
         def act(self, view):  # type: ignore[no-untyped-def]
             return FOLD
 
-    conn, dealer_side = _fake_dealer(["MATCHSTATE:0:0::Ks|"])
+    conn, dealer_side = fake_dealer(["MATCHSTATE:0:0::Ks|"])
     dealer_side.shutdown(socket.SHUT_WR)
     result = play_connection(Folder(), load_game("kuhn"), conn, idle_timeout=5, err=io.StringIO())
     assert result.repaired == 1
