@@ -208,10 +208,15 @@ class Solver:
         from pokerbot.errors import CheckpointError
 
         try:
-            with np.load(path) as data:
-                fp = str(data["fingerprint"])
-                arrays = {k: np.array(data[k]) for k in ("regret", "ssum", "strat")}
-                iteration = int(data["iteration"])
+            # Open the file ourselves: np.load leaks its own handle when the content is not an archive.
+            with open(path, "rb") as f:
+                data = np.load(f, allow_pickle=False)
+                if not isinstance(data, np.lib.npyio.NpzFile):
+                    raise ValueError("not an .npz archive")
+                with data:
+                    fp = str(data["fingerprint"])
+                    arrays = {k: np.array(data[k]) for k in ("regret", "ssum", "strat")}
+                    iteration = int(data["iteration"])
         except (OSError, KeyError, ValueError) as exc:
             raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
         if fp != self._fingerprint():
