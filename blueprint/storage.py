@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from pokerbot.errors import CheckpointError
+from pokerbot.npz import read_npz
 
 FORMAT_VERSION = 1
 
@@ -64,13 +65,7 @@ def load_arrays(path: str | Path, kind: str) -> tuple[dict[str, Any], dict[str, 
     if not path.is_file():
         raise CheckpointError(f"{path}: no such {kind} file")
     try:
-        # Open the file ourselves: np.load leaks its own handle when the content is not an archive.
-        with open(path, "rb") as f:
-            data = np.load(f, allow_pickle=False)
-            if not isinstance(data, np.lib.npyio.NpzFile):
-                raise ValueError("not an .npz archive")
-            with data:
-                arrays = {k: data[k] for k in data.files}
+        arrays = read_npz(path)
     except (OSError, ValueError, zipfile.BadZipFile, EOFError, KeyError) as exc:
         raise CheckpointError(f"{path}: not a readable {kind} file ({exc})") from None
     if "__header__" not in arrays:

@@ -170,3 +170,13 @@ def test_checkpoint_resume_is_exact(tmp_path, capsys) -> None:  # type: ignore[n
     assert main(["solve", "kuhn", "--iterations", "150", "--checkpoint", str(ck), "-q"]) == 0
     text = capsys.readouterr().out
     assert "resumed from" in text and "150 iterations" in text
+
+
+@pytest.mark.parametrize("content", [b"garbage", b"PK\x03\x04truncated zip", b""])
+def test_corrupt_checkpoint_is_refused_with_a_typed_error(tmp_path, content: bytes) -> None:  # type: ignore[no-untyped-def]
+    path = tmp_path / "c.npz"
+    path.write_bytes(content)
+    solver = Solver(build_tree(load_game("kuhn")), "cfr+")
+    with pytest.raises(CheckpointError, match="cannot read solver checkpoint"):
+        solver.load_checkpoint(path)
+    assert solver.iteration == 0

@@ -206,18 +206,16 @@ class Solver:
         """Resume from :meth:`save_checkpoint` output. Raises :class:`~pokerbot.errors.CheckpointError`
         if the file is unreadable or was written for another tree or algorithm setting."""
         from pokerbot.errors import CheckpointError
+        import zipfile
+
+        from pokerbot.npz import read_npz
 
         try:
-            # Open the file ourselves: np.load leaks its own handle when the content is not an archive.
-            with open(path, "rb") as f:
-                data = np.load(f, allow_pickle=False)
-                if not isinstance(data, np.lib.npyio.NpzFile):
-                    raise ValueError("not an .npz archive")
-                with data:
-                    fp = str(data["fingerprint"])
-                    arrays = {k: np.array(data[k]) for k in ("regret", "ssum", "strat")}
-                    iteration = int(data["iteration"])
-        except (OSError, KeyError, ValueError) as exc:
+            data = read_npz(path)
+            fp = str(data["fingerprint"])
+            arrays = {k: data[k] for k in ("regret", "ssum", "strat")}
+            iteration = int(data["iteration"])
+        except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
         if fp != self._fingerprint():
             raise CheckpointError(f"checkpoint {os.fspath(path)!r} was written for another game, menu or algorithm")
