@@ -11,6 +11,7 @@ from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import load_game
 from pokerbot.infoset import infoset_key
 from pokerbot.solver import (
+    Solver,
     SolverError,
     build_tree,
     canonical_key,
