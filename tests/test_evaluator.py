@@ -136,18 +136,9 @@ def test_known_orderings():
 # --------------------------------------------------------- six and seven cards
 
 
-def test_random_seven_card_hands_match_treys():
-    hands = random_hands(200_000, 7, seed=7)
-    ref = np.array([treys_rank(h) for h in hands.tolist()])
-    mine = evaluate_batch(hands)
-    np.testing.assert_array_equal(mine, 7463 - ref)
-    rows = _kernel_eval_rows(hands)
-    np.testing.assert_array_equal(rows[:, 0], mine)
-    np.testing.assert_array_equal(rows[:, 1], mine)
-
-
-def test_random_six_card_hands_match_treys():
-    hands = random_hands(50_000, 6, seed=6)
+@pytest.mark.parametrize(("num_cards", "count"), [(7, 200_000), (6, 50_000)])
+def test_random_hands_match_treys(num_cards: int, count: int) -> None:
+    hands = random_hands(count, num_cards, seed=num_cards)
     ref = np.array([treys_rank(h) for h in hands.tolist()])
     mine = evaluate_batch(hands)
     np.testing.assert_array_equal(mine, 7463 - ref)
