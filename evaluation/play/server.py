@@ -222,5 +222,6 @@ def serve(session: PlaySession, sock: socket.socket) -> None:
     """Serve ``session`` on ``sock`` until interrupted (uvicorn, one process)."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="on")
+    config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=2)  # long-polls would hold a stop for MAX_WAIT
     uvicorn.Server(config).run(sockets=[sock])

@@ -564,6 +564,10 @@ class PlaySession:
         seen = _human_view(state, human)
         stack = self.game.stack
         unlimited = stack[human] >= UNLIMITED_STACK
+        # Chips behind each player: the stack less what is in the pot, and once the hand is over, after the
+        # pot is settled (every hand starts again from the game's stacks, as in ACPC matches).
+        settled = state.payoffs() if state.finished else [0.0, 0.0]
+        behind = [stack[p] - state.spent[p] if not state.finished else stack[p] + round(settled[p]) for p in range(2)]
         actions = []
         s = State.initial(self.game, hand.hand_id)
         for action in state.actions():
@@ -589,14 +593,14 @@ class PlaySession:
             "board": _cards(seen.visible_board),
             "you": {
                 "cards": _cards(seen.hole_cards[human]),
-                "stack": None if unlimited else stack[human] - state.spent[human],
+                "stack": None if unlimited else behind[human],
                 "in_pot": state.spent[human],
                 "street_bet": state.spent[human] - base if not state.finished else 0,
                 "button": human == 1,  # reverse blinds: player 1 is the small blind and the button
             },
             "bot": {
                 "cards": _cards(seen.hole_cards[bot]) if seen.hole_cards[bot] else None,
-                "stack": None if unlimited else stack[bot] - state.spent[bot],
+                "stack": None if unlimited else behind[bot],
                 "in_pot": state.spent[bot],
                 "street_bet": state.spent[bot] - base if not state.finished else 0,
                 "button": bot == 1,

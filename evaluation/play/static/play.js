@@ -63,6 +63,7 @@ function render(s) {
   $("your-label").textContent = s.names.you;
   $("bot-label").textContent = s.names.bot;
   $("bot-spec").textContent = s.names.spec;
+  $("bot-spec").title = s.names.spec;
   $("log-link").title = s.log;
   renderStats(s.stats, s.big_blind);
   renderBot(s.bot_status);
@@ -74,6 +75,7 @@ function render(s) {
   setCards($("board"), h.board, 5, false);
   $("pot").textContent = fmtChips(h.pot);
   $("street").textContent = h.street;
+  $("street").hidden = !!h.result;
   $("your-stack").textContent = fmtChips(h.you.stack);
   $("bot-stack").textContent = fmtChips(h.bot.stack);
   $("your-bet").innerHTML = h.you.street_bet ? `<span>${fmtChips(h.you.street_bet)}</span>` : "";
