@@ -463,3 +463,38 @@ def test_thread_safety_one_action_wins_a_race(tmp_path: Path) -> None:
     assert sorted(results) == ["ok"] + ["stale"] * 7
     assert session.hand.state.betting_string() == "cr400"  # type: ignore[union-attr]
     assert State.from_betting(HUNL, "cr400").pot == session.hand.state.pot  # type: ignore[union-attr]
+
+
+def test_a_failed_log_write_leaves_hand_and_log_as_they_were(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import evaluation.play.session as session_module
+
+    session = _session(tmp_path, seed=15)
+    session.start_hand()
+    _play_out(session, _human_call)
+    session.start_hand()  # hand 1: the person is the small blind and acts first; a fold ends the hand
+    before, log_before = session.hand.state, session.log_path.read_bytes()  # type: ignore[union-attr]
+    real_fsync = os.fsync
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(session_module.os, "fsync", full_disk)
+    with pytest.raises(PlayLogError, match="No space left"):
+        session.act(1, 0, "fold")
+    assert session.hand.state == before and session.log_path.read_bytes() == log_before  # type: ignore[union-attr]
+    assert len(session.chips) == 1 and session.journal_path.exists()
+    monkeypatch.setattr(session_module.os, "fsync", real_fsync)
+    session.act(1, 0, "fold")  # the disk has room again: the same click now ends the hand
+    assert session.hand.state.finished and len(_state_lines(session.log_path)) == 2  # type: ignore[union-attr]
+    assert read_log(HUNL, session.log_path).hands[1].state.betting_string() == "f"
+
+
+def test_agent_hooks_that_fail_are_shown_not_raised(tmp_path: Path) -> None:
+    class Grumpy(CallAgent):
+        def begin_hand(self, view: MatchState) -> None:
+            raise ValueError("no hands today")
+
+    session = PlaySession(HUNL, Grumpy(name="grumpy"), 1, tmp_path / "g.log")
+    session.start_hand()
+    assert "begin_hand failed: ValueError: no hands today" in session.snapshot()["bot_status"]["error"]
+    assert session.run_bot() and session.hand.state.betting_string() == "c"  # type: ignore[union-attr]

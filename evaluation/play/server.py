@@ -96,7 +96,10 @@ class _Driver:
 
     async def _run(self) -> None:
         while self.session.bot_to_act():
-            await anyio.to_thread.run_sync(self.session.run_bot)
+            try:
+                await anyio.to_thread.run_sync(self.session.run_bot)
+            except PlayError:
+                return  # the page shows it (bot_status.error); the next request tries again
 
     async def stop(self) -> None:
         if self.task is not None:
@@ -113,6 +116,7 @@ def create_app(session: PlaySession, deal_first: bool = True) -> Starlette:
         return FileResponse(f"{page}/index.html", headers={"Cache-Control": "no-store"})
 
     async def state(request: Request) -> Response:
+        driver.kick()  # after a failed write (say, a full disk) a reload asks the agent again
         since = request.query_params.get("since")
         if since is not None:
             try:

@@ -312,11 +312,14 @@ class PlaySession:
             state = State.from_betting(self.game, betting, hand_id, holes, board)
         except PokerbotError as exc:
             raise PlayLogError(f"journal {self.journal_path} holds betting {betting!r} that does not replay: {exc}") from exc
-        self._hand = _Hand(hand_id, state, self._human_player(hand_id), ["resumed after a restart"])
+        self._hand = _Hand(hand_id, State.initial(self.game, hand_id, holes, board), self._human_player(hand_id),
+                           ["resumed after a restart"])
         self._begin_match()
-        self.bot.begin_hand(_agent_view(State.initial(self.game, hand_id, holes, board), self._bot_player(hand_id)))
+        self._hook("begin_hand", _agent_view(self._hand.state, self._bot_player(hand_id)))
         if state.finished:
-            self._finish()
+            self._finish(state)
+        else:
+            self._hand.state = state
         self.version += 1
 
     def _write_journal(self) -> None:
@@ -336,10 +339,19 @@ class PlaySession:
             pass
 
     def _append_log(self, line: str) -> None:
-        with open(self.log_path, "a") as f:
-            f.write(line + "\n")  # one write: a crash leaves a whole line or a cut one, never two mixed
-            f.flush()
-            os.fsync(f.fileno())
+        """Append one line durably; on failure the log is cut back to what it was and PlayLogError is raised."""
+        try:
+            with open(self.log_path, "a") as f:
+                size = f.tell()
+                try:
+                    f.write(line + "\n")  # one write: a crash leaves a whole line or a cut one, never two mixed
+                    f.flush()
+                    os.fsync(f.fileno())
+                except OSError:
+                    f.truncate(size)
+                    raise
+        except OSError as exc:
+            raise PlayLogError(f"could not append to the log {self.log_path}: {exc}; the action was not taken") from exc
 
     # --- seats ----------------------------------------------------------------------
 
@@ -357,7 +369,7 @@ class PlaySession:
 
     def _begin_match(self) -> None:
         if not self._started_match:
-            self.bot.begin_match(self.game)
+            self._hook("begin_match", self.game)
             self._started_match = True
 
     @property
@@ -379,7 +391,7 @@ class PlaySession:
             self._write_journal()
             self.bot_status.error = None
             self._begin_match()
-            self.bot.begin_hand(_agent_view(state, self._bot_player(hand_id)))
+            self._hook("begin_hand", _agent_view(state, self._bot_player(hand_id)))
             self.version += 1
 
     def bot_to_act(self) -> bool:
@@ -434,6 +446,9 @@ class PlaySession:
                     status.error = f"hand {hand.hand_id}: {error}; played {action} instead"
                     hand.notes.append(status.error)
                 self._apply(action)
+            except PlayLogError as exc:
+                status.error = str(exc)  # the agent is asked again on the next try
+                raise
             finally:
                 self._bot_busy = False
                 self.version += 1
@@ -485,27 +500,40 @@ class PlaySession:
         return raise_to(base + street_to)
 
     def _apply(self, action: Action) -> None:
+        """Take ``action``: a finished hand is logged first and only then becomes the table's state,
+        so a failed write (a full disk) leaves the hand where it was and the log whole."""
         hand = self._hand
         assert hand is not None
-        hand.state = hand.state.apply(action)
-        if hand.state.finished:
-            self._finish()
-        else:
+        new = hand.state.apply(action)
+        if new.finished:
+            self._finish(new)
+            return
+        before = hand.state
+        hand.state = new
+        try:
             self._write_journal()
+        except OSError as exc:
+            hand.state = before
+            raise PlayLogError(f"could not write the journal {self.journal_path}: {exc}; the action was not taken") from exc
 
-    def _finish(self) -> None:
-        """Log the finished hand (before anything else), then tell the agent and forget the journal."""
+    def _finish(self, state: State) -> None:
+        """Log the finished hand (before anything else), then show it, forget the journal and tell the agent."""
         hand = self._hand
         assert hand is not None
-        state = hand.state
         values = state.payoffs()
         self._append_log(format_hand_line(state, values, self._names_by_player(hand.hand_id)))
+        hand.state = state
         self._record(_Finished(hand.hand_id, state, hand.human_player, values[hand.human_player]))
         self._clear_journal()
+        self._hook("end_hand", _agent_view(state, 1 - hand.human_player))
+
+    def _hook(self, name: str, *args: object) -> None:
+        """Call the agent's ``begin_match``/``begin_hand``/``end_hand``; a failure is shown, not raised."""
         try:
-            self.bot.end_hand(_agent_view(state, 1 - hand.human_player))
-        except Exception as exc:
-            self.bot_status.error = f"hand {hand.hand_id}: end_hand failed: {type(exc).__name__}: {exc}"
+            getattr(self.bot, name)(*args)
+        except Exception as exc:  # a broken agent must not break the person's session
+            where = f"hand {self._hand.hand_id}: " if self._hand is not None else ""
+            self.bot_status.error = f"{where}{name} failed: {type(exc).__name__}: {exc}"
 
     # --- what the page shows --------------------------------------------------------------
 
@@ -640,6 +668,8 @@ class PlaySession:
                 "version": self.version,
                 "game": self.game.name,
                 "big_blind": self.game.big_blind,
+                "hole_cards": self.game.num_hole_cards,
+                "board_cards": self.game.total_board_cards,
                 "names": {"you": self.names[0], "bot": self.names[1], "spec": self.spec},
                 "hand": self._hand_json(self._hand) if self._hand is not None else None,
                 "legal": self.legal(),

@@ -17,7 +17,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--name", default="you", help="your name in the log (default you)")
     parser.add_argument("--log", default=None, metavar="PATH",
                         help="ACPC-format log, appended hand by hand; an existing log of the same "
-                             "game, seed, name and agent is resumed (default runs/play_<agent>.<game>.s<seed>.log)")
+                             "game, seed, name and agent is resumed (default runs/play_<agent name>.<game>.s<seed>.log)")
     parser.add_argument("--host", default="127.0.0.1",
                         help="loopback address to serve on: 127.0.0.1, ::1 or localhost (default 127.0.0.1)")
     parser.add_argument("--port", type=int, default=8765, help="port to serve on; 0 picks a free one (default 8765)")
@@ -25,11 +25,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    import types
     from pathlib import Path
 
+    from evaluation.match import match_names
     from evaluation.play.server import bind, check_loopback, serve, url_of
     from evaluation.play.session import PlayError, PlaySession
-    from pokerbot.bots import make_agent, parse_spec
+    from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
 
     check_loopback(args.host)
@@ -44,8 +46,8 @@ def run(args: argparse.Namespace) -> int:
     if args.log:
         log_path = Path(args.log)
     else:
-        stem = parse_spec(args.agent)[0].rsplit(":", 1)[0].rsplit(".", 1)[-1]
-        log_path = Path("runs") / f"play_{stem}.{game.name}.s{args.seed}.log"
+        bot_name = match_names(types.SimpleNamespace(name=args.name), agent)[1]  # type: ignore[arg-type]
+        log_path = Path("runs") / f"play_{bot_name}.{game.name}.s{args.seed}.log"
     session = PlaySession(game, agent, args.seed, log_path, human_name=args.name, spec=args.agent)
     sock = bind(args.host, args.port)
     url = url_of(sock)

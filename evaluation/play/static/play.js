@@ -70,9 +70,9 @@ function render(s) {
   renderHistory(s.history);
   if (!h) return;
   $("hand-id").textContent = `#${h.id} · ${h.you.button ? "you are SB/button" : "you are BB"}`;
-  setCards($("your-cards"), h.you.cards, 2, false);
-  setCards($("bot-cards"), h.bot.cards, 2, !h.bot.cards);
-  setCards($("board"), h.board, 5, false);
+  setCards($("your-cards"), h.you.cards, s.hole_cards, false);
+  setCards($("bot-cards"), h.bot.cards, s.hole_cards, !h.bot.cards);
+  setCards($("board"), h.board, s.board_cards, false);
   $("pot").textContent = fmtChips(h.pot);
   $("street").textContent = h.street;
   $("street").hidden = !!h.result;
