@@ -498,3 +498,13 @@ def test_agent_hooks_that_fail_are_shown_not_raised(tmp_path: Path) -> None:
     session.start_hand()
     assert "begin_hand failed: ValueError: no hands today" in session.snapshot()["bot_status"]["error"]
     assert session.run_bot() and session.hand.state.betting_string() == "c"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("host, header", [("127.0.0.2", "127.0.0.2:8765"), ("::1", "[::1]:8765")])
+def test_app_answers_the_loopback_address_it_serves(tmp_path: Path, host: str, header: str) -> None:
+    from starlette.testclient import TestClient
+
+    session = PlaySession(HUNL, make_agent("call", HUNL), 1, tmp_path / "h.log")
+    with TestClient(create_app(session, host=host)) as c:
+        assert c.get("/api/state", headers={"Host": header}).status_code == 200
+        assert c.get("/api/state", headers={"Host": "10.0.0.1:8765"}).status_code == 400

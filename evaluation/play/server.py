@@ -59,7 +59,8 @@ from evaluation.play.session import PlayError, PlaySession, StaleActionError
 MAX_WAIT = 20.0
 #: How often a waiting request looks at the session's version, in seconds.
 POLL = 0.03
-LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+#: ``Host`` headers the app answers (plus the address it serves on): a page elsewhere cannot reach it by DNS tricks.
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
 
 
 def static_dir() -> str:
@@ -107,8 +108,8 @@ class _Driver:
                 await self.task
 
 
-def create_app(session: PlaySession, deal_first: bool = True) -> Starlette:
-    """The ASGI app serving ``session``; deals the first hand at start-up if none is in progress."""
+def create_app(session: PlaySession, deal_first: bool = True, host: str = "127.0.0.1") -> Starlette:
+    """The ASGI app serving ``session`` on loopback ``host``; deals the first hand at start-up if none is in progress."""
     driver = _Driver(session)
     page = static_dir()
 
@@ -187,7 +188,7 @@ def create_app(session: PlaySession, deal_first: bool = True) -> Starlette:
         Route("/api/log", log),
         Mount("/static", StaticFiles(directory=page), name="static"),
     ]
-    hosts = ["127.0.0.1", "localhost", "::1", "[::1]"]
+    hosts = [*LOOPBACK_HOSTS, f"[{host}]" if ":" in host else check_loopback(host)]
     return Starlette(routes=routes, lifespan=lifespan,
                      middleware=[Middleware(TrustedHostMiddleware, allowed_hosts=hosts)])
 
@@ -226,6 +227,7 @@ def serve(session: PlaySession, sock: socket.socket) -> None:
     """Serve ``session`` on ``sock`` until interrupted (uvicorn, one process)."""
     import uvicorn
 
-    config = uvicorn.Config(create_app(session), log_level="warning", access_log=False, lifespan="on",
+    host = sock.getsockname()[0]
+    config = uvicorn.Config(create_app(session, host=host), log_level="warning", access_log=False, lifespan="on",
                             timeout_graceful_shutdown=2)  # long-polls would hold a stop for MAX_WAIT
     uvicorn.Server(config).run(sockets=[sock])
