@@ -325,17 +325,37 @@ def test_app_serves_the_page_and_its_files(client) -> None:  # type: ignore[no-u
     assert client.get("/api/log").text.startswith("# name/game/hands/seed play hunl")
 
 
-def test_app_shows_the_bot_thinking_and_its_time(client) -> None:  # type: ignore[no-untyped-def]
-    # Hand 0: the slow bot is the small blind and thinks first.
-    seen_thinking = False
-    s = client.get("/api/state").json()
-    deadline = time.monotonic() + 10
-    while s["legal"] is None:
-        seen_thinking |= s["bot_status"]["thinking"] and s["bot_status"]["thinking_for"] >= 0
-        s = client.get(f"/api/state?since={s['version']}&wait=5").json()
-        assert time.monotonic() < deadline
-    assert seen_thinking
-    assert s["bot_status"]["last_seconds"] >= 0.3
+def test_app_shows_the_bot_thinking_and_its_time(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    class Gated(Agent):
+        """Thinks until the test lets it answer."""
+
+        name = "gated"
+
+        def __init__(self) -> None:
+            self.go = threading.Event()
+
+        def act(self, view: MatchState) -> Action:
+            self.go.wait(timeout=30)
+            return CALL
+
+    bot = Gated()
+    session = PlaySession(HUNL, bot, 21, tmp_path / "gate.log")
+    with TestClient(create_app(session), base_url="http://127.0.0.1") as client:
+        s = client.get("/api/state").json()  # hand 0: the bot is the small blind and thinks first
+        deadline = time.monotonic() + 10
+        while not s["bot_status"]["thinking"]:
+            assert time.monotonic() < deadline
+            s = client.get(f"/api/state?since={s['version']}&wait=5").json()
+        time.sleep(0.2)
+        thinking = client.get("/api/state").json()  # the page is served while the bot thinks
+        assert thinking["bot_status"]["thinking"] and thinking["bot_status"]["thinking_for"] >= 0.2
+        assert thinking["legal"] is None and thinking["hand"]["to_act"] == "bot"
+        bot.go.set()
+        s = _wait_for_turn(client)
+        assert not s["bot_status"]["thinking"] and s["bot_status"]["last_seconds"] >= 0.2
+        assert s["hand"]["betting"] == "c"
 
 
 def test_app_refuses_bad_requests_without_touching_the_hand(client) -> None:  # type: ignore[no-untyped-def]
@@ -428,14 +448,20 @@ def test_cli_serves_a_session_and_resumes_it(tmp_path: Path) -> None:
                 req = urllib.request.Request(url + "api/action", data=json.dumps(action).encode(),
                                              headers={"Content-Type": "application/json"})
                 urllib.request.urlopen(req, timeout=10).read()
-            with urllib.request.urlopen(url + "api/state?since=-1", timeout=10) as r:
-                return json.loads(r.read())
+            deadline = time.monotonic() + 20
+            version = -1
+            while True:  # until the bot has answered: the person is to act
+                with urllib.request.urlopen(url + f"api/state?since={version}&wait=5", timeout=10) as r:
+                    state = json.loads(r.read())
+                if state["hand"]["to_act"] == "you" or time.monotonic() > deadline:
+                    return state
+                version = state["version"]
         finally:
             proc.terminate()
             proc.wait(timeout=10)
 
     first = serve_once({"hand": 0, "seq": 1, "kind": "raise", "amount": 500})
-    assert first["hand"]["betting"].startswith("cr500")
+    assert first["hand"]["betting"] == "cr500c/"  # the call bot called; the flop is out
     second = serve_once(None)  # a new server on the same log: the hand goes on where it was
     assert second["hand"]["id"] == 0 and second["hand"]["betting"] == first["hand"]["betting"]
     assert second["hand"]["you"]["cards"] == first["hand"]["you"]["cards"]

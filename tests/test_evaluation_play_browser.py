@@ -20,6 +20,7 @@ otherwise it goes to pytest's tmp dir.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
@@ -39,8 +40,9 @@ from pokerbot.state import CALL, Action
 pytestmark = pytest.mark.browser
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-CHROMEDRIVER = shutil.which("chromedriver") or "/usr/bin/chromedriver"
+#: The browser and its driver (Debian's paths; POKERBOT_CHROMIUM / POKERBOT_CHROMEDRIVER override them).
+CHROMIUM = os.environ.get("POKERBOT_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
+CHROMEDRIVER = os.environ.get("POKERBOT_CHROMEDRIVER") or shutil.which("chromedriver") or "/usr/bin/chromedriver"
 THINK_SECONDS = 0.4
 
 
@@ -89,8 +91,9 @@ class Server:
             self.proc = None
 
 
-@pytest.fixture
-def browser() -> Iterator[object]:
+@contextlib.contextmanager
+def chromium() -> Iterator[object]:
+    """Headless Chromium under selenium; the test FAILS (not skips, not errors) when either is missing."""
     if not (Path(CHROMIUM).exists() and Path(CHROMEDRIVER).exists()):
         pytest.fail("headless Chromium is needed: apt-get update && apt-get install -y chromium chromium-driver")
     try:
@@ -110,13 +113,17 @@ def browser() -> Iterator[object]:
         driver.quit()
 
 
-def test_a_person_plays_five_hands_in_chromium(browser, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_a_person_plays_five_hands_in_chromium(tmp_path: Path) -> None:
+    with chromium() as d:
+        _play_five_hands(d, tmp_path)
+
+
+def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     from selenium.webdriver.common.action_chains import ActionChains
     from selenium.webdriver.common.by import By
     from selenium.webdriver.common.keys import Keys
     from selenium.webdriver.support.ui import WebDriverWait
 
-    d = browser
     log = tmp_path / "session.log"
     server = Server(log, 0)
     server.start()
@@ -145,6 +152,20 @@ def test_a_person_plays_five_hands_in_chromium(browser, tmp_path: Path) -> None:
     def cards(id_: str) -> list[str]:
         return [c.get_attribute("data-card") for c in el(id_).find_elements(By.CSS_SELECTOR, ".card[data-card]")]
 
+    thinking_seen: list[str] = []
+
+    def watch_thinking() -> None:
+        """Note every "thinking… N s" the page shows (the bot may decide before a page is loaded)."""
+        d.execute_script("""
+            window.thinkingSeen = [];
+            setInterval(() => {
+              if (!document.getElementById("thinking").hidden)
+                window.thinkingSeen.push(document.getElementById("thinking-text").textContent);
+            }, 20);""")
+
+    def collect_thinking() -> None:
+        thinking_seen.extend(d.execute_script("return window.thinkingSeen || [];"))
+
     def check_down() -> None:
         while True:
             wait.until(lambda _: page_state()["hand"]["finished"] or page_state()["legal"] is not None)
@@ -159,12 +180,7 @@ def test_a_person_plays_five_hands_in_chromium(browser, tmp_path: Path) -> None:
         d.get(server.url)
         # --- hand 0: the person is the big blind; the bot (small blind) thinks, then calls ------------
         wait.until(lambda _: page_state() is not None)
-        saw_thinking = False
-        deadline = time.monotonic() + 15
-        while page_state()["legal"] is None and time.monotonic() < deadline:
-            saw_thinking |= el("thinking").is_displayed() and "thinking…" in el("thinking-text").text
-            time.sleep(0.03)
-        assert saw_thinking, "the thinking indicator never showed"
+        watch_thinking()
         my_turn()
         assert "last decision 0." in el("bot-timing").text  # e.g. "last decision 0.40 s"
         assert len(cards("your-cards")) == 2 and cards("bot-cards") == [] and cards("board") == []
@@ -191,8 +207,10 @@ def test_a_person_plays_five_hands_in_chromium(browser, tmp_path: Path) -> None:
         assert el("pot").text == "700"
         # A reload mid-hand: the same hand, cards and betting come back.
         mine, board = cards("your-cards"), cards("board")
+        collect_thinking()
         d.refresh()
         my_turn()
+        watch_thinking()
         assert cards("your-cards") == mine and cards("board") == board and betting() == "cr350c/"
         # A double click on Check plays one check; two requests racing with one position: one wins.
         ActionChains(d).double_click(el("call")).perform()
@@ -210,6 +228,8 @@ def test_a_person_plays_five_hands_in_chromium(browser, tmp_path: Path) -> None:
         assert betting() == "cr350c/cc/cc/"
         check_down()
         hand_over()
+        collect_thinking()
+        assert thinking_seen and all(t.startswith("thinking… ") and t.endswith(" s") for t in thinking_seen)
         assert len(cards("bot-cards")) == 2, "the bot's cards are shown at showdown"
         assert el("result").is_displayed() and "at showdown" in el("result").text
         assert log.read_text().count("\nSTATE:") == 1  # logged as soon as it ended
