@@ -100,7 +100,7 @@ def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path, tiny_card_abstracti
     bp_agent.begin_hand(MatchState(1, s))
     a = bp_agent.act(MatchState(1, s))
     assert s.is_legal(a)
-    assert bp_agent._node in t.tree.children(0)
+    assert bp_agent.mapper.position.node in t.tree.children(0)
 
 
 def test_ray_workers_share_a_run_deterministically():
