@@ -31,9 +31,10 @@ The rule, for each real action in turn:
    kind (a fold where the abstract player faces no bet), the position jumps
    to the **nearest abstract state**: among the decision nodes of the real
    round where the real player acts, first those that agree on facing a bet,
-   then the smallest ``|log s_me - log s'_me| + |log s_opp - log s'_opp|``
-   over the two players' chips in the pot ``s`` (real) and ``s'`` (abstract),
-   ties to the lower node id.
+   then the smallest ``|s_me - s'_me| + |s_opp - s'_opp|`` over the two
+   players' chips in the pot as shares of their stacks, ``s`` real and ``s'``
+   abstract (so the pot size, the price of a call and the chips left behind
+   all count), ties to the lower node id.
 
 So after every real action of an unfinished hand the position is a decision
 node of the real player to act, in the real round: an agent always has a
@@ -113,16 +114,18 @@ class TreeMapper:
         self.game = tree.game
         self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
         n = tree.num_nodes
+        decisions = np.flatnonzero(tree.kind == DECISION)
+        # each decision node owns the slots child[first : first + num_actions], and these slices tile `child`
+        by_first = decisions[np.argsort(tree.first_child[decisions], kind="stable")]
+        owner = np.repeat(by_first, tree.num_actions[by_first])
+        at = np.arange(len(owner), dtype=np.int64)
         self._parent = np.full(n, -1, dtype=np.int64)
         self._slot = np.full(n, -1, dtype=np.int64)
-        decisions = np.flatnonzero(tree.kind == DECISION)
-        for node in decisions:
-            f, k = int(tree.first_child[node]), int(tree.num_actions[node])
-            kids = tree.child[f : f + k]
-            self._parent[kids] = node
-            self._slot[kids] = np.arange(k)
+        self._parent[tree.child[at]] = owner
+        self._slot[tree.child[at]] = at - tree.first_child[owner]
         self._decisions = decisions
-        self._log_spent = np.log(np.maximum(tree.spent.astype(np.float64), 1.0))
+        self._stack = np.asarray(tree.game.stack[:2], dtype=np.float64)
+        self._share = tree.spent.astype(np.float64) / self._stack  # chips in the pot as shares of the stack
         self.reset()
 
     # -- the hand being followed -----------------------------------------------------------
@@ -248,7 +251,7 @@ class TreeMapper:
                 and int(tree.player[node]) == real.current_player)
 
     def nearest(self, real: State) -> int:
-        """The decision node nearest ``real`` (same round and player to act; facing a bet alike; spent alike).
+        """The decision node nearest ``real`` (same round and player to act; facing a bet alike; chips in alike).
 
         Without a decision node of that round and player, any of that player's.
         """
@@ -265,8 +268,8 @@ class TreeMapper:
         me, opp = real.spent[p], real.spent[1 - p]
         spent = tree.spent[cand]
         facing = spent[:, 1 - p] > spent[:, p]
-        logs = self._log_spent[cand]
-        dist = (np.abs(logs[:, p] - np.log(max(me, 1))) + np.abs(logs[:, 1 - p] - np.log(max(opp, 1)))
+        share = self._share[cand]
+        dist = (np.abs(share[:, p] - me / self._stack[p]) + np.abs(share[:, 1 - p] - opp / self._stack[1 - p])
                 + _FACING_MISMATCH * (facing != (opp > me)))
         return int(cand[int(np.argmin(dist))])
 
