@@ -124,6 +124,7 @@ class TreeMapper:
         self._parent[tree.child[at]] = owner
         self._slot[tree.child[at]] = at - tree.first_child[owner]
         self._decisions = decisions
+        self._actions: dict[int, list[Action]] = {}
         self._stack = np.asarray(tree.game.stack[:2], dtype=np.float64)
         self._share = tree.spent.astype(np.float64) / self._stack  # chips in the pot as shares of the stack
         self.reset()
@@ -180,8 +181,8 @@ class TreeMapper:
             slot = options[0][0]
             if len(options) > 1 and self.rng.random() >= options[0][1]:
                 slot = options[1][0]
-            abstract = self.tree.actions(self._node)[slot]
-            child = self.tree.children(self._node)[slot]
+            abstract = self.actions(self._node)[slot]
+            child = int(self.tree.child[int(self.tree.first_child[self._node]) + slot])
             if not own and abstract != action:
                 self._translated += 1
             if self.fits(child, after):
@@ -194,6 +195,13 @@ class TreeMapper:
         self._node = self.nearest(after)
         self._abs = self.state_at(self._node)
 
+    def actions(self, node: int) -> list[Action]:
+        """The abstract actions at ``node`` (the tree's, kept once read; do not modify the list)."""
+        acts = self._actions.get(node)
+        if acts is None:
+            acts = self._actions[node] = self.tree.actions(node)
+        return acts
+
     # -- mapping one real action ------------------------------------------------------------
 
     def options(self, real: State, action: Action) -> list[tuple[int, float]]:
@@ -202,7 +210,7 @@ class TreeMapper:
         One or two (slot, probability) pairs, or none when no abstract action has
         the real one's kind. ``real`` is the state the position stands for.
         """
-        acts = self.tree.actions(self._node)
+        acts = self.actions(self._node)
         if action.kind != ActionType.RAISE or not self.game.nolimit:
             same = [i for i, a in enumerate(acts) if a.kind == action.kind]
             return [(same[0], 1.0)] if same else []
@@ -225,7 +233,7 @@ class TreeMapper:
 
     def _own_slot(self, real: State, action: Action) -> int | None:
         """The abstract action whose real counterpart at ``real`` is ``action`` (same kind first, nearest size)."""
-        acts = self.tree.actions(self._node)
+        acts = self.actions(self._node)
         made = [i for i in range(len(acts)) if self._to_real(real, i) == action]
         if not made:
             return None
@@ -279,7 +287,7 @@ class TreeMapper:
         n = node
         while self._parent[n] >= 0:
             parent = int(self._parent[n])
-            path.append(self.tree.actions(parent)[int(self._slot[n])])
+            path.append(self.actions(parent)[int(self._slot[n])])
             n = parent
         state = State.initial(self.game)
         for a in reversed(path):
@@ -304,7 +312,7 @@ class TreeMapper:
         return [self._to_real(real, i) for i in range(int(self.tree.num_actions[self._node]))]
 
     def _to_real(self, real: State, slot: int) -> Action:
-        a = self.tree.actions(self._node)[slot]
+        a = self.actions(self._node)[slot]
         if a.kind == ActionType.FOLD:
             return FOLD if real.can_fold() else CALL
         bounds = real.raise_bounds()
