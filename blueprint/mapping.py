@@ -34,7 +34,10 @@ The rule, for each real action in turn:
    then the smallest ``|s_me - s'_me| + |s_opp - s'_opp|`` over the two
    players' chips in the pot as shares of their stacks, ``s`` real and ``s'``
    abstract (so the pot size, the price of a call and the chips left behind
-   all count), ties to the lower node id.
+   all count), ties to the lower node id. The draw between the two bracketing
+   actions is not redone among the fitting ones: that would turn every small
+   raise the tree cannot read as a call back into the larger size (after two
+   raises in ``BetMenu.tiny()``, into all-in).
 
 So after every real action of an unfinished hand the position is a decision
 node of the real player to act, in the real round: an agent always has a
