@@ -20,15 +20,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=2_000_000,
                         help="MCCFR iterations of the tiny blueprint (default 2,000,000; resumes a shorter run)")
     parser.add_argument("--baseline", action="store_true",
-                        help="skip the blueprint: a quick match between two baseline bots (--a, --b)")
+                        help="skip the blueprint: a quick match between two baseline bots (--a, --b; default: the full demo)")
     parser.add_argument("--a", default="equity", help="with --baseline: first bot (default equity)")
     parser.add_argument("--b", default="random", help="with --baseline: second bot (default random)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.hands < 2:
-        raise SystemExit("pokerbot demo: --hands must be at least 2")
+    from pokerbot.commands._args import count, seed
+
+    count("--hands", args.hands, 2)
+    seed("--seed", args.seed)
+    count("--iterations", args.iterations)
     progress = not args.no_progress
     if args.baseline:
         from evaluation.match import baseline_demo
