@@ -30,7 +30,7 @@ import os
 import pkgutil
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from types import ModuleType
 
 from pokerbot import __version__, commands
@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
                            formatter_class=HelpFormatter)
         module.add_arguments(p)  # type: ignore[attr-defined]
         _add_subparsers_formatter(p)
-        p.set_defaults(_run=module.run)  # type: ignore[attr-defined]
+        p.set_defaults(_run=module.run, _parser=p)  # type: ignore[attr-defined]
     return parser
 
 
@@ -109,12 +109,30 @@ def error_message(exc: BaseException) -> str:
                     f"please report it with the output of --debug")
 
 
+def _actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
+    for action in parser._actions:
+        yield action
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                yield from _actions(sub)
+
+
+def _refuse_swallowed_values(args: argparse.Namespace) -> None:
+    """Python 3.11's argparse reads ``--opt=--`` as an empty list: a usage error, not a value."""
+    for action in _actions(args._parser):
+        if action.nargs is None and action.option_strings and isinstance(getattr(args, action.dest, None), list):
+            args._parser.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, unknown = parser.parse_known_args(argv)
+    if unknown:  # name the command in the message, as for its other usage errors
+        getattr(args, "_parser", parser).error(f"unrecognized arguments: {' '.join(unknown)}")
     if not getattr(args, "_run", None):
         parser.print_help()
         return 2
+    _refuse_swallowed_values(args)
     try:
         return int(args._run(args) or 0)
     except KeyboardInterrupt:

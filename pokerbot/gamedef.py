@@ -228,6 +228,8 @@ def _build(fields: dict[str, object], betting: str | None, name: str) -> GameDef
         if not 1 <= p <= num_players:
             raise GameDefError(f"invalid first player {p} on round {r + 1}")
     max_raises = per("max_raises", num_rounds, UNLIMITED_RAISES, "max raises")
+    if any(not 0 <= m <= UNLIMITED_RAISES for m in max_raises):  # ACPC stores maxRaises in a uint8
+        raise GameDefError(f"max raises must be in 0..{UNLIMITED_RAISES}, got {max_raises}")
     num_suits = scalar("num_suits")
     if not 1 <= num_suits <= 4:
         raise GameDefError(f"invalid number of suits: {num_suits}")
