@@ -104,7 +104,7 @@ def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path, tiny_card_abstracti
 
 
 def test_ray_workers_share_a_run_deterministically():
-    from bench.bench_blueprint import spiel_nash_conv
+    from oracles import spiel_nash_conv
 
     cfg = BlueprintConfig(name="ray", game="leduc", iterations=80_000, workers=2, sync_every=20_000)
     a = Trainer(cfg, directory=None)

@@ -29,6 +29,14 @@ class ArgumentError(PokerbotError, ValueError):
     """A command-line argument out of range, of the wrong form, or naming an unusable file."""
 
 
+def agent_spec(name: str, spec: str) -> str:
+    """An agent spec of a usable form: a built-in name or ``package.module:factory``, options after ``?``."""
+    base = spec.partition("?")[0]
+    if ":" in base and not all(base.partition(":")[::2]):
+        raise ArgumentError(f"{name}: agent spec {spec!r} needs package.module:factory")
+    return spec
+
+
 def count(name: str, value: int, low: int = 1, high: int = MAX_COUNT) -> int:
     """``value`` if ``low <= value <= high``."""
     if not low <= value <= high:
@@ -84,12 +92,15 @@ def int_list(name: str, text: str, low: int = 1, high: int = MAX_COUNT) -> tuple
 def input_file(name: str, path: str | os.PathLike[str]) -> Path:
     """``path`` if it is a readable regular file."""
     p = Path(path)
-    if not p.exists():
-        raise ArgumentError(f"{name}: no such file {os.fspath(path)!r}")
-    if not p.is_file():
-        raise ArgumentError(f"{name}: {os.fspath(path)!r} is not a regular file")
-    if not os.access(p, os.R_OK):
-        raise ArgumentError(f"{name}: cannot read {os.fspath(path)!r}")
+    try:
+        if not p.exists():
+            raise ArgumentError(f"{name}: no such file {os.fspath(path)!r}")
+        if not p.is_file():
+            raise ArgumentError(f"{name}: {os.fspath(path)!r} is not a regular file")
+        with open(p, "rb"):
+            pass
+    except OSError as exc:
+        raise ArgumentError(f"{name}: cannot read {os.fspath(path)!r} ({exc.strerror})") from None
     return p
 
 
@@ -101,10 +112,15 @@ def output_file(name: str, path: str | os.PathLike[str], make_parents: bool = Fa
     p = Path(path)
     if not os.fspath(path):
         raise ArgumentError(f"{name}: empty file name")
-    if p.is_dir():
-        raise ArgumentError(f"{name}: {os.fspath(path)!r} is a directory")
-    if p.exists() and not os.access(p, os.W_OK):
-        raise ArgumentError(f"{name}: cannot write {os.fspath(path)!r}")
+    try:
+        if p.is_dir():
+            raise ArgumentError(f"{name}: {os.fspath(path)!r} is a directory")
+        if p.exists() and not os.access(p, os.W_OK):
+            raise ArgumentError(f"{name}: cannot write {os.fspath(path)!r}")
+        if len(p.name.encode()) > 250:  # room for the ".tmp" a writer adds
+            raise ArgumentError(f"{name}: file name too long ({len(p.name.encode())} bytes)")
+    except OSError as exc:
+        raise ArgumentError(f"{name}: cannot write {os.fspath(path)!r} ({exc.strerror})") from None
     writable_directory(name, p.parent, make=make_parents)
     return p
 
@@ -113,13 +129,13 @@ def writable_directory(name: str, path: str | os.PathLike[str], make: bool = Tru
     """``path`` if it is (or, with ``make``, can be created as) a writable directory."""
     p = Path(path) if os.fspath(path) else Path(".")
     existing = p
-    while not existing.exists():
+    while not _exists(existing):
         if not make:
             raise ArgumentError(f"{name}: directory {os.fspath(p)!r} does not exist")
         if existing.parent == existing:
             break
         existing = existing.parent
-    if not existing.is_dir():
+    if not os.path.isdir(existing):
         raise ArgumentError(f"{name}: {os.fspath(existing)!r} is not a directory")
     try:  # os.access says yes to root even on read-only mounts: try it
         with tempfile.TemporaryFile(dir=existing):
@@ -127,3 +143,7 @@ def writable_directory(name: str, path: str | os.PathLike[str], make: bool = Tru
     except OSError as exc:
         raise ArgumentError(f"{name}: cannot write in directory {os.fspath(existing)!r} ({exc.strerror})") from None
     return p
+
+
+def _exists(path: Path) -> bool:
+    return os.path.lexists(path)  # False, not an exception, for a name too long

@@ -23,9 +23,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     import sys
 
-    from pokerbot.commands._args import count, number, seed
+    from pokerbot.commands._args import agent_spec, count, number, seed
 
     count("PORT", args.port, 1, 65535)
+    agent_spec("--agent", args.agent)
     seed("--seed", args.seed)
     number("--timeout", args.timeout, 0.0, 10**9, low_open=True)
 

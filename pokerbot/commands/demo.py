@@ -27,11 +27,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from pokerbot.commands._args import count, seed
+    from pokerbot.commands._args import agent_spec, count, seed
 
     count("--hands", args.hands, 2)
     seed("--seed", args.seed)
     count("--iterations", args.iterations)
+    agent_spec("--a", args.a)
+    agent_spec("--b", args.b)
     progress = not args.no_progress
     if args.baseline:
         from evaluation.match import baseline_demo

@@ -25,9 +25,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from pokerbot.commands._args import count, output_file, seed
+    from pokerbot.commands._args import agent_spec, count, output_file, seed
 
     count("--hands", args.hands)
+    agent_spec("A", args.a)
+    agent_spec("B", args.b)
     seed("--seed", args.seed)
     if args.log and not args.no_log:
         output_file("--log", args.log, make_parents=True)
