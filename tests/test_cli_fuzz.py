@@ -238,6 +238,8 @@ def check_outcome(command: str, argv: list[str], outcome: Outcome, outputs: list
     assert outcome.status in (0, 1, 2), shown
     assert "Traceback" not in outcome.stderr and "Traceback" not in outcome.stdout, shown
     assert "internal error" not in outcome.stderr, shown
+    raw = re.search(r"object at 0x|PosixPath\(|Namespace\(|\{'|<class ", outcome.stdout + outcome.stderr)
+    assert raw is None, f"a raw Python object in the output\n{shown}"
     lines = [line for line in outcome.stderr.splitlines() if line.strip()]
     error_lines = [line for line in lines if line.startswith(f"pokerbot {command}") and ": error: " in line]
     if outcome.status in (1, 2):
@@ -444,6 +446,9 @@ def test_the_checks_catch_a_traceback_and_a_partial_file(tmp_path: Path) -> None
     crash = Outcome(1, "", "pokerbot solve: error: internal error (ValueError: x); please report it", 0.1)
     with pytest.raises(AssertionError):
         check_outcome("solve", [], crash, [], tmp_path, set())
+    raw = Outcome(0, "made {'a': 1}\n", "", 0.1)
+    with pytest.raises(AssertionError, match="raw Python object"):
+        check_outcome("solve", [], raw, [], tmp_path, set())
     two_lines = Outcome(1, "", "pokerbot solve: error: a\npokerbot solve: error: b\n", 0.1)
     with pytest.raises(AssertionError):
         check_outcome("solve", [], two_lines, [], tmp_path, set())

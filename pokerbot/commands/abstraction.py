@@ -51,7 +51,9 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "build":
         d = build_abstraction(args.preset, progress=not args.no_progress, force=args.force)
         m = json.loads((d / "manifest.json").read_text())
-        print(f"{args.preset}: buckets {m['config']['buckets']} in {d} (built in {m['build_seconds']} s)")
+        sizes = "/".join(str(b) for b in m["config"]["buckets"])
+        print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {d} "
+              f"(built in {m['build_seconds']} s)")
         return 0
     from abstraction.quality import ehs_spread, format_report, nlfh_small_exploitability
 
