@@ -388,5 +388,9 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
             raise CheckpointError(f"bucket table {p} has shape {t.shape} and dtype {t.dtype}, expected "
                                   f"({num_classes(r)},) integers; rebuild with "
                                   f"`pokerbot abstraction build --preset {name} --force`")
+        buckets = manifest["config"]["buckets"][r]
+        if r < 3 and len(t) and int(t.max()) >= buckets:  # the river table (GBs) is only checked by shape
+            raise CheckpointError(f"bucket table {p} holds bucket {int(t.max())}, the round has {buckets}; "
+                                  f"rebuild with `pokerbot abstraction build --preset {name} --force`")
         tables.append(t.view(np.ndarray) if isinstance(t, np.memmap) else t)
     return CardAbstraction(name=name, tables=tuple(tables), manifest=manifest, path=d)
