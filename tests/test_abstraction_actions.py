@@ -142,7 +142,7 @@ def test_pseudo_harmonic_axioms(a, width, t1, t2):
         assert p1 >= p2  # monotonically decreasing in x
     # robustness: small changes of x change the probability little (Lipschitz on [a, b])
     assert abs(p1 - p2) <= abs(x1 - x2) * (1 + a) * (1 + b) / ((b - a) * (1 + a) ** 2) + 1e-9
-    # it is the harmonic-type formula, not linear: strictly above the linear mapping inside
+    # it is the harmonic-type formula, not linear: (1+a)/(1+x) times the linear mapping, so at most it
     if a < x1 < b:
         assert p1 <= (b - x1) / (b - a) + 1e-12
 
