@@ -49,6 +49,10 @@ def run(args: argparse.Namespace) -> int:
         print(ab.bucket(BOARD_CARDS.index(len(board)), hole, board))
         return 0
     if args.action == "build":
+        from abstraction.buckets import artifact_dir
+
+        print(f"building card abstraction {args.preset!r} in {artifact_dir(args.preset)} "
+              f"(reuses finished stages; tiny takes a few minutes)", flush=True)
         d = build_abstraction(args.preset, progress=not args.no_progress, force=args.force)
         m = json.loads((d / "manifest.json").read_text())
         sizes = "/".join(str(b) for b in m["config"]["buckets"])

@@ -42,5 +42,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from evaluation.demo import run_demo
 
+    print(f"training (or resuming) the tiny HUNL blueprint to {args.iterations:,} MCCFR iterations "
+          f"(about a minute the first time; the tiny card abstraction is built first if missing), "
+          f"then {args.hands:,} duplicate hands against each baseline", flush=True)
     run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress)
     return 0
