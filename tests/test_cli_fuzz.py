@@ -14,8 +14,9 @@ changed. Each run must
 - leave no partial output behind: no ``*.tmp*`` file, no output file a failed run named.
 
 A command missing from :data:`BASELINES` (a new one) is fuzzed from its argparse
-definition alone: its positionals get odd values and its options bad ones, so a
-command that validates its arguments before working fails fast. Give it a baseline
+definition alone: its positionals get a missing file name and its options only
+values no command should accept (huge or non-numeric numbers, empty strings, bad
+paths), so a command that validates its arguments before working fails fast. Give it a baseline
 (a cheap valid command line) to have its valid paths explored too.
 
 The default run tries :data:`EXAMPLES` command lines per command (derandomized, so
@@ -51,6 +52,7 @@ SLOW_EXAMPLES = 150
 
 BAD_INTS = ["-1", "0", "-99999999999999999999", "99999999999999999999", "10000000000000", "x", "", "1.5", "1e3"]
 SMALL_INTS = ["1", "2"]
+STRICTLY_BAD_INTS = ["-99999999999999999999", "99999999999999999999", "x", "", "1.5"]
 BAD_FLOATS = ["nan", "inf", "-inf", "-1e999", "x", "", "-0.5", "0"]
 ODD_TEXT = ["", " ", "-", "--", "é", "a" * 300, "../", "%s", "random?x=1", "random?seed=abc",
             "pokerbot.bots:nothing", "no.such.module:f", "call?", ":", "kuhn,leduc", "hunl\n"]
@@ -168,6 +170,8 @@ class Baseline:
     writes: tuple[str, ...] = ()
     #: dests never changed (a valid value there would make the run long or block).
     pinned: frozenset[str] = frozenset()
+    #: only values no command should accept (see :func:`values_for`): for commands without a baseline.
+    strict: bool = False
 
 
 BASELINES: dict[str, Baseline] = {
@@ -270,10 +274,22 @@ def subparser(command: str, argv: list[str]) -> argparse.ArgumentParser:
         parser = subs[0].choices[tokens.pop(0)]
 
 
-def values_for(action: argparse.Action, reads: dict[str, str]) -> st.SearchStrategy[Callable[[Workspace], str]]:
-    """Odd values for one argument, given its type and what the fuzzer knows about it."""
+def values_for(action: argparse.Action, reads: dict[str, str],
+               strict: bool = False) -> st.SearchStrategy[Callable[[Workspace], str]]:
+    """Odd values for one argument, given its type and what the fuzzer knows about it.
+
+    ``strict`` (a command without a baseline): only values no command should accept, so that a
+    mutated command line never starts a default-sized job.
+    """
     def const(text: str) -> Callable[[Workspace], str]:
         return lambda ws: text
+
+    if strict:
+        if action.type is int:
+            return st.sampled_from(STRICTLY_BAD_INTS).map(const)
+        if action.type is float:
+            return st.sampled_from(["nan", "inf", "-inf", "x", ""]).map(const)
+        return st.one_of(st.sampled_from(["", "\x7f", "pokerbot.bots:nothing"]).map(const), bad_paths())
 
     if action.dest in reads:
         kind = reads[action.dest]
@@ -299,6 +315,7 @@ class Mutation:
 
 
 def mutations(command: str, baseline: Baseline, argv0: list[str]) -> st.SearchStrategy[list[Mutation]]:
+    strict = baseline.strict
     parser = subparser(command, argv0)
     options = [a for a in parser._actions if a.option_strings and a.nargs != 0 and a.dest not in baseline.pinned
                and not isinstance(a, (argparse._HelpAction, argparse._VersionAction))]
@@ -306,9 +323,10 @@ def mutations(command: str, baseline: Baseline, argv0: list[str]) -> st.SearchSt
                    and not isinstance(a, argparse._SubParsersAction)]
     choices: list[st.SearchStrategy[Mutation]] = [st.just(Mutation("unknown")), st.just(Mutation("drop"))]
     for a in options:
-        choices.append(values_for(a, baseline.reads).map(lambda v, a=a: Mutation("set", a.dest, v)))
+        choices.append(values_for(a, baseline.reads, strict).map(lambda v, a=a: Mutation("set", a.dest, v)))
     for i, a in enumerate(positionals):
-        choices.append(values_for(a, baseline.reads).map(lambda v, a=a, i=i: Mutation("positional", a.dest, v, i)))
+        choices.append(values_for(a, baseline.reads, strict).map(
+            lambda v, a=a, i=i: Mutation("positional", a.dest, v, i)))
     return st.lists(st.one_of(choices), min_size=1, max_size=3)
 
 
@@ -363,7 +381,7 @@ def generic_baseline(command: str) -> Baseline:
     """For a command with no baseline: its positionals given odd values (so a valid run is unlikely)."""
     parser = subparser(command, [])
     n = sum(1 for a in parser._actions if not a.option_strings and not isinstance(a, argparse._SubParsersAction))
-    return Baseline(lambda ws, d: ["missing-input-file"] * n)
+    return Baseline(lambda ws, d: ["missing-input-file"] * n, strict=True)
 
 
 # --- the tests --------------------------------------------------------------------------------------------
@@ -388,8 +406,8 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         yield ws
 
 
-def fuzz_one(command: str, ws: Workspace, data: st.DataObject) -> None:
-    baseline = BASELINES.get(command) or generic_baseline(command)
+def fuzz_one(command: str, ws: Workspace, data: st.DataObject, use_baseline: bool = True) -> None:
+    baseline = (BASELINES.get(command) if use_baseline else None) or generic_baseline(command)
     run_dir = ws.fresh_dir()
     argv0 = baseline.argv(ws, run_dir)
     muts = data.draw(mutations(command, baseline, argv0), label="mutations")
@@ -420,6 +438,19 @@ COMMANDS = sorted(command_modules())
 @given(data=st.data())
 def test_fuzzed_command_fails_cleanly(command: str, workspace: Workspace, data: st.DataObject) -> None:
     fuzz_one(command, workspace, data)
+
+
+#: Commands whose default run (no arguments) is long by design, so the strict generic mode cannot be bounded.
+LONG_BY_DEFAULT = {"demo"}
+
+
+@pytest.mark.parametrize("command", [c for c in COMMANDS if c not in LONG_BY_DEFAULT])
+@settings(max_examples=6, deadline=None, derandomize=True, database=None, phases=[Phase.explicit, Phase.generate],
+          suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzzed_without_a_baseline(command: str, workspace: Workspace, data: st.DataObject) -> None:
+    """The fallback a new command gets (its argparse definition alone) runs and holds on today's commands."""
+    fuzz_one(command, workspace, data, use_baseline=False)
 
 
 @pytest.mark.slow

@@ -30,10 +30,22 @@ class ArgumentError(PokerbotError, ValueError):
 
 
 def agent_spec(name: str, spec: str) -> str:
-    """An agent spec of a usable form: a built-in name or ``package.module:factory``, options after ``?``."""
-    base = spec.partition("?")[0]
-    if ":" in base and not all(base.partition(":")[::2]):
+    """An agent spec of a usable form: a built-in bot or ``package.module:factory``, options after ``?``.
+
+    Only the form is checked here (a factory is imported when the agent is made).
+    """
+    from pokerbot.bots import BUILTIN, parse_spec
+
+    try:
+        base, _ = parse_spec(spec)
+    except PokerbotError as exc:
+        raise ArgumentError(f"{name}: {exc}") from None
+    module, colon, factory = base.partition(":")
+    if colon and not (module and factory):
         raise ArgumentError(f"{name}: agent spec {spec!r} needs package.module:factory")
+    if not colon and base not in BUILTIN:
+        raise ArgumentError(f"{name}: unknown agent {base!r}: use one of {', '.join(BUILTIN)} "
+                            f"or package.module:factory")
     return spec
 
 
