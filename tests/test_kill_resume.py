@@ -198,3 +198,32 @@ def test_killed_job_resumes_losing_at_most_one_interval(job: str, sig: str, tmp_
 @pytest.mark.parametrize("job", JOBS)
 def test_killed_job_at_more_moments(job: str, sig: str, moment: int, tmp_path: Path) -> None:
     JOBS[job](tmp_path, SIGNALS[sig], random.Random(f"{job}-{sig}-{moment}"))
+
+
+def test_ctrl_c_during_a_solver_checkpoint_save_waits_for_the_file(tmp_path: Path, monkeypatch, capsys) -> None:
+    """Deterministic form of the race the random kills found: SIGINT arriving while the checkpoint is written."""
+    from pokerbot.cli import main
+
+    import zipfile
+
+    real_close = zipfile._ZipWriteFile.close
+    calls = []
+
+    def close_with_ctrl_c(self):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        if len(calls) == 7:  # closing the second array of the second save: inside the zip being written
+            os.kill(os.getpid(), signal.SIGINT)
+            time.sleep(0.05)  # were it delivered now, the zip would be left with an open entry
+        return real_close(self)
+
+    monkeypatch.setattr(zipfile._ZipWriteFile, "close", close_with_ctrl_c)
+    ckpt = tmp_path / "k.npz"
+    status = main(["solve", "kuhn", "--iterations", "100", "--eval-every", "10", "--checkpoint", str(ckpt), "-q"])
+    err = capsys.readouterr().err
+    assert status == 130 and err == "pokerbot solve: interrupted\n", err
+    monkeypatch.setattr(zipfile._ZipWriteFile, "close", real_close)
+    from pokerbot.solver import Solver, build_tree
+
+    solver = Solver(build_tree(load_game("kuhn")), "cfr+")
+    solver.load_checkpoint(ckpt)  # whole
+    assert solver.iteration >= 20 and not list(tmp_path.glob("*.tmp*"))

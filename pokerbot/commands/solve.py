@@ -108,10 +108,26 @@ def run(args: argparse.Namespace) -> int:
     class _Stop(Exception):
         pass
 
+    def save_checkpoint() -> None:
+        """Save with Ctrl-C held back until the file is whole (an interrupted zip write is an error).
+
+        A Python-level handler, not a signal mask: the mask is per thread, and numba's threads take the signal.
+        """
+        import signal
+
+        pending: list[int] = []
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+        try:
+            solver.save_checkpoint(args.checkpoint)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
+
     def report(it: int, mbb: float) -> None:
         print(f"iteration {it}: exploitability {mbb:.6g} mbb/g", flush=True)
         if args.checkpoint:
-            solver.save_checkpoint(args.checkpoint)
+            save_checkpoint()
         if args.target is not None and mbb <= args.target:
             raise _Stop
 
@@ -122,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         if args.checkpoint:
-            solver.save_checkpoint(args.checkpoint)
+            save_checkpoint()
     seconds = time.perf_counter() - start
     strat = solver.average_strategy()
     from pokerbot.solver import exploitability, expected_value
