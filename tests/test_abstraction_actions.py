@@ -69,10 +69,17 @@ def test_depth_and_round_fallback():
     assert len(d.fractions_at(1, 0)) == 4 and d.fractions_at(1, 3) == ()
 
 
-def test_limit_games_get_every_legal_kind():
+def _check_limit_menus(menu) -> None:  # type: ignore[no-untyped-def]
     for name in ("leduc", "hulhe", "kuhn"):
         s = State.initial(load_game(name))
-        assert BetMenu.default()(s) == [FOLD, CALL, RAISE] if s.can_fold() else [CALL, RAISE]
+        expected = [FOLD, CALL, RAISE] if s.can_fold() else [CALL, RAISE]  # hulhe: the small blind may fold
+        assert menu(s) == expected, name
+
+
+def test_limit_games_get_every_legal_kind():
+    _check_limit_menus(BetMenu.default())
+    with pytest.raises(AssertionError, match="hulhe"):  # negative control: a menu that never folds fails
+        _check_limit_menus(lambda s: [CALL, RAISE])
     s = State.initial(load_game("kuhn"))
     assert BetMenu.tiny()(s) == [CALL, RAISE]
 
@@ -135,7 +142,7 @@ def test_pseudo_harmonic_axioms(a, width, t1, t2):
         assert p1 >= p2  # monotonically decreasing in x
     # robustness: small changes of x change the probability little (Lipschitz on [a, b])
     assert abs(p1 - p2) <= abs(x1 - x2) * (1 + a) * (1 + b) / ((b - a) * (1 + a) ** 2) + 1e-9
-    # it is the harmonic-type formula, not linear: strictly above the linear mapping inside
+    # it is the harmonic-type formula, not linear: (1+a)/(1+x) times the linear mapping, so at most it
     if a < x1 < b:
         assert p1 <= (b - x1) / (b - a) + 1e-12
 
