@@ -440,8 +440,9 @@ def test_fuzzed_command_fails_cleanly(command: str, workspace: Workspace, data: 
     fuzz_one(command, workspace, data)
 
 
-#: Commands whose default run (no arguments) is long by design, so the strict generic mode cannot be bounded.
-LONG_BY_DEFAULT = {"demo"}
+#: Commands whose default run (no arguments) is long by design, so the strict generic mode cannot be bounded:
+#: ``demo`` trains and plays, ``play`` serves its page until Ctrl-C.
+LONG_BY_DEFAULT = {"demo", "play"}
 
 
 @pytest.mark.parametrize("command", [c for c in COMMANDS if c not in LONG_BY_DEFAULT])
