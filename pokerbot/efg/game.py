@@ -161,6 +161,8 @@ class PlayerInfo:
     obs_decision: np.ndarray
     decision_obs: np.ndarray
     treeplex: Treeplex
+    #: The observation made on entering each infoset (what tells it from its siblings).
+    obs_label: tuple[Hashable, ...] = ()
 
     @property
     def num_obs(self) -> int:
@@ -282,6 +284,7 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
     o_action: list[list[int]] = [[], []]
     o_labels: list[list[tuple[str, ...] | None]] = [[], []]
     o_acts: list[list[bool | None]] = [[], []]
+    o_seen: list[list[Hashable]] = [[], []]
 
     def obs_id(i: int, parent_obs: int, own_action: int, o: Hashable) -> int:
         key = (parent_obs, own_action, o)
@@ -293,6 +296,7 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
             o_action[i].append(own_action)
             o_labels[i].append(None)
             o_acts[i].append(None)
+            o_seen[i].append(o)
         return j
 
     # Recursion (not an explicit stack) keeps preorder and subtree ends simple; the trees are shallow.
@@ -362,7 +366,7 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
     infos = []
     seqs = []
     for i in (0, 1):
-        info = _player_info(o_parent[i], o_action[i], o_labels[i])
+        info = _player_info(o_parent[i], o_action[i], o_labels[i], tuple(o_seen[i]))
         infos.append(info)
         seqs.append(info.obs_seq[obs[i]])
     return Game(
@@ -382,7 +386,8 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
     )
 
 
-def _player_info(o_parent: list[int], o_action: list[int], o_labels: list[tuple[str, ...] | None]) -> PlayerInfo:
+def _player_info(o_parent: list[int], o_action: list[int], o_labels: list[tuple[str, ...] | None],
+                 seen: tuple[Hashable, ...]) -> PlayerInfo:
     m = len(o_parent)
     decision_obs = [j for j in range(m) if o_labels[j] is not None]
     obs_decision = np.full(m, -1, dtype=np.int64)
@@ -409,4 +414,5 @@ def _player_info(o_parent: list[int], o_action: list[int], o_labels: list[tuple[
         obs_decision=obs_decision,
         decision_obs=np.asarray(decision_obs, dtype=np.int64),
         treeplex=tp,
+        obs_label=seen,
     )

@@ -51,9 +51,13 @@ def linear_program(
     integrality: np.ndarray | None = None,
     maximize: bool = False,
     what: str = "program",
+    method: str = "highs",
 ) -> ProgramResult:
     """Solve ``min/max c @ x`` subject to ``a_ub x <= b_ub``, ``a_eq x = b_eq``,
     ``lower <= x <= upper`` with HiGHS; ``integrality[k] = 1`` makes ``x[k]`` integer (MILP).
+    ``method`` (LPs): ``"highs"`` (HiGHS chooses; dual simplex here), ``"highs-ds"`` or
+    ``"highs-ipm"`` (interior point, then crossover). Where the optimum is not unique they
+    may return different optimal points.
 
     Raises :class:`EfgError` naming ``what`` if HiGHS finds no optimum.
     """
@@ -72,7 +76,7 @@ def linear_program(
     else:
         res = linprog(
             sign * c, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq,
-            bounds=np.column_stack([lo, hi]), method="highs",
+            bounds=np.column_stack([lo, hi]), method=method,
         )
     if res.status != 0 or res.x is None:
         raise EfgError(f"{what}: HiGHS found no optimum ({res.message})")
@@ -147,7 +151,7 @@ class MaxminResult:
 
 
 def maxmin_matrix(me: Treeplex, opponent: Treeplex, payoff: sp.spmatrix, floor: np.ndarray | None = None,
-                  what: str = "maxmin LP") -> MaxminResult:
+                  what: str = "maxmin LP", method: str = "highs") -> MaxminResult:
     """``max_x min_y x @ payoff @ y`` over the two treeplexes (``payoff`` rows = ``me``)."""
     payoff = sp.csr_matrix(payoff)
     if payoff.shape != (me.num_seqs, opponent.num_seqs):
@@ -167,7 +171,8 @@ def maxmin_matrix(me: Treeplex, opponent: Treeplex, payoff: sp.spmatrix, floor: 
     a_eq = sp.hstack([f_me, sp.csr_matrix((f_me.shape[0], nv))]).tocsr()
     c = np.concatenate([np.zeros(nx), e_opp])
     lower = np.concatenate([np.zeros(nx), np.full(nv, -np.inf)])
-    res = linear_program(c, a_ub=a_ub, b_ub=b_ub, a_eq=a_eq, b_eq=e_me, lower=lower, maximize=True, what=what)
+    res = linear_program(c, a_ub=a_ub, b_ub=b_ub, a_eq=a_eq, b_eq=e_me, lower=lower, maximize=True, what=what,
+                         method=method)
     beh = to_behavioral(me, res.x[:nx])
     return MaxminResult(to_sequence(me, beh), beh, res.value)
 
