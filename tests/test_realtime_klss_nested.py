@@ -131,3 +131,16 @@ def test_resolve_form_and_reach_keep_the_ne_blueprint_safe() -> None:
     for opts in (KlssOptions(form="resolve"), KlssOptions(lp_method="highs-ds")):
         after = nested_klss(g, to_behavioral(sf.treeplex[0], ne.strategies[0]), options=opts)
         assert exploitability(sf, 0, after.strategy, ne.value) < 1e-7
+
+
+def test_order_three_solves_are_safe_with_an_equilibrium_blueprint() -> None:
+    # k = 3 on Kuhn: the knowledge set holds every deal; the update covers all of it (Theorem 4)
+    g = games.kuhn()
+    sf = g.sequence_form
+    ne = nash_equilibrium(sf)
+    after = nested_klss(g, to_behavioral(sf.treeplex[0], ne.strategies[0]), options=KlssOptions(k=3))
+    assert exploitability(sf, 0, after.strategy, ne.value) < 1e-7
+    g2, sf2, floor, bp, value = _blueprint("kuhn")
+    trace = updating_klss(g2, bp.behavioral, floor, options=KlssOptions(k=3))
+    expl = [exploitability(sf2, 0, to_sequence(sf2.treeplex[0], b), value) for b in trace.blueprints]
+    assert np.max(np.diff(expl)) < 1e-8

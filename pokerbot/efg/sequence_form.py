@@ -66,18 +66,19 @@ def game_sequence_form(game: Game) -> SequenceForm:
 
 def constraint_matrix(tp: Treeplex) -> tuple[sp.csr_matrix, np.ndarray]:
     """``(F, f)`` with the treeplex as ``{x >= 0 : F x = f}``: row 0 is ``x[∅] = 1``,
-    row ``1 + d`` is ``Σ_a x[d, a] - x[parent_seq[d]] = 0``."""
-    rows = [0]
-    cols = [0]
-    vals = [1.0]
-    for d in range(tp.num_infosets):
-        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
-        rows += [1 + d] * (n + 1)
-        cols += list(range(f, f + n)) + [int(tp.parent_seq[d])]
-        vals += [1.0] * n + [-1.0]
-    mat = sp.csr_matrix((vals, (rows, cols)), shape=(1 + tp.num_infosets, tp.num_seqs))
-    rhs = np.zeros(1 + tp.num_infosets)
+    row ``1 + d`` is ``Σ_a x[d, a] - x[parent_seq[d]] = 0`` (built once per treeplex)."""
+    cached = tp.__dict__.get("_constraints")
+    if cached is not None:
+        return cached
+    d_count = tp.num_infosets
+    seqs = np.arange(1, tp.num_seqs)
+    rows = np.concatenate([[0], 1 + tp.seq_infoset[1:], 1 + np.arange(d_count)])
+    cols = np.concatenate([[0], seqs, tp.parent_seq])
+    vals = np.concatenate([[1.0], np.ones(len(seqs)), -np.ones(d_count)])
+    mat = sp.csr_matrix((vals, (rows, cols)), shape=(1 + d_count, tp.num_seqs))
+    rhs = np.zeros(1 + d_count)
     rhs[0] = 1.0
+    tp.__dict__["_constraints"] = (mat, rhs)  # frozen dataclass: cache beside the cached properties
     return mat, rhs
 
 
@@ -86,8 +87,10 @@ def check_strategy(tp: Treeplex, x: np.ndarray, tol: float = 1e-7) -> None:
     x = np.asarray(x, dtype=np.float64)
     if x.shape != (tp.num_seqs,):
         raise EfgError(f"strategy has {x.shape} entries, the treeplex has {tp.num_seqs} sequences")
-    f, rhs = constraint_matrix(tp)
-    err = np.abs(f @ x - rhs).max() if len(rhs) else 0.0
+    err = abs(x[0] - 1.0)
+    if tp.num_infosets:
+        sums = np.add.reduceat(x[1:], tp.first_seq - 1)
+        err = max(err, float(np.abs(sums - x[tp.parent_seq]).max()))
     if err > tol or x.min(initial=0.0) < -tol:
         raise EfgError(f"not a sequence-form strategy (constraint violation {err:.2e}, min {x.min():.2e})")
 

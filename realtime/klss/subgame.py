@@ -162,7 +162,7 @@ def make_subgame(
     sequence-form blueprint ``x`` (zero-sum games; the opponent minimises her payoff).
 
     ``floor`` (per original sequence) is imposed at every gadget infoset except the
-    roots. ``merge_transpositions`` (k = 1 only) drops a branch whose lone node in ``I``
+    roots, capped at what the blueprint plays (so the blueprint is always feasible). ``merge_transpositions`` (k = 1 only) drops a branch whose lone node in ``I``
     is a transposition of an earlier branch's (in a random order if ``rng`` is given).
     """
     if k < 1 or k % 2 == 0:
@@ -222,7 +222,13 @@ def make_subgame(
     with np.errstate(divide="ignore", invalid="ignore"):
         rel = np.where(root_of_seq[1:] > 0, x[plus_seqs[1:]] / np.where(root_of_seq[1:] > 0, root_of_seq[1:], 1), 0)
     blueprint[1:] = rel
-    blueprint = to_sequence(plus_tp, to_behavioral(plus_tp, blueprint))
+    blueprint_beh = to_behavioral(plus_tp, blueprint)
+    blueprint = to_sequence(plus_tp, blueprint_beh)
+    if gfloor is not None:
+        # Never floor above what the blueprint plays, so the blueprint stays feasible and the
+        # optimum keeps every margin >= 0. This only binds where an earlier solve already
+        # rewrote an inner infoset (k >= 3 revisits); top-down k = 1 never meets it.
+        gfloor = np.minimum(gfloor, blueprint_beh)
 
     # branches: the opponent's observation infosets meeting I^k
     branches = np.unique(game.obs[o, knodes])
@@ -403,8 +409,10 @@ def solve_gadget(gad: Gadget, method: str = GADGET_LP_METHOD) -> GadgetSolution:
 
 
 def apply_solution(game: Game, beh: np.ndarray, gad: Gadget, r: np.ndarray) -> np.ndarray:
-    """The behavioural strategy ``beh`` with the gadget solution ``r`` played at the roots
-    and below (infosets that ``r`` never reaches keep ``beh``)."""
+    """The behavioural strategy ``beh`` with the gadget solution ``r`` played at every root
+    of ``I^k`` and below (Theorem 4 overrides the blueprint on all of the closure of
+    ``I^k``: the margins certify only that; for k = 1 it is the subtree of ``I``).
+    Infosets that ``r`` never reaches keep ``beh``."""
     tp = gad.sf.treeplex[0]
     rb = to_behavioral(tp, r)
     out = np.array(beh, dtype=np.float64, copy=True)
