@@ -58,7 +58,6 @@ def poker_game(game: GameDef, name: str | None = None) -> Game:
             free = [c for c in deck if c not in n.dealt]
             moves = []
             for c in free:
-                obs = ("", "")
                 obs = (format_card(c), "") if p == 0 else ("", format_card(c))
                 dealt = n.dealt + (c,)
                 state = n.state if len(dealt) < 2 else n.state.with_cards(hole_cards=[(dealt[0],), (dealt[1],)])

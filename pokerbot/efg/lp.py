@@ -208,15 +208,12 @@ def nash_equilibrium(sf: SequenceForm) -> NashResult:
     return NashResult((a.strategy, b.strategy), a.value)
 
 
-_VALUE_CACHE: dict[int, tuple[SequenceForm, float]] = {}
-
-
 def game_value(sf: SequenceForm) -> float:
-    """Player 0's value of a zero-sum sequence form (one LP, remembered per object)."""
-    hit = _VALUE_CACHE.get(id(sf))
-    if hit is None or hit[0] is not sf:
+    """Player 0's value of a zero-sum sequence form (one LP, remembered on the object)."""
+    cached = sf.__dict__.get("_game_value")
+    if cached is None:
         if not sf.is_zero_sum:
             raise EfgError("game_value needs a zero-sum game")
-        hit = (sf, maxmin(sf, 0).value)
-        _VALUE_CACHE[id(sf)] = hit
-    return hit[1]
+        cached = maxmin(sf, 0).value
+        sf.__dict__["_game_value"] = cached  # frozen dataclass: cache beside its cached properties
+    return float(cached)
