@@ -42,12 +42,17 @@ def run(args: argparse.Namespace) -> int:
     from realtime.klss.experiments import ROWS, format_table, proposition3, table1_row
     from realtime.klss.nested import KlssOptions
 
+    import sys
+
+    from tqdm import tqdm
+
     options = KlssOptions(form=args.form, lp_method=args.lp_method)
     results = []
     for spec in ROWS:
         if spec.game not in args.games:
             continue
-        results.append(table1_row(spec, args.epsilon, options, safe=args.safe))
+        with tqdm(desc=spec.label, unit=" solves", file=sys.stderr, leave=False) as bar:
+            results.append(table1_row(spec, args.epsilon, options, safe=args.safe, progress=lambda _: bar.update(1)))
         print(f"done: {spec.label} ({results[-1].klss_seconds:.1f} s)", flush=True)
     load = " ".join(f"{v:.2f}" for v in os.getloadavg())
     print(f"\nTable 1 (ε = {args.epsilon}, {args.form}, {args.lp_method}):")
