@@ -146,47 +146,13 @@ def gift_estimates(game: Game, player: int, values_seq: np.ndarray, values_obs: 
     return out
 
 
-def make_subgame(
-    game: Game,
-    x: np.ndarray,
-    infoset: int,
-    k: int = 1,
-    *,
-    player: int = 0,
-    floor: np.ndarray | None = None,
-    reach: bool = False,
-    merge_transpositions: bool = False,
-    rng: np.random.Generator | None = None,
-) -> Gadget:
-    """The maxmargin k-KLSS gadget at ``player``'s decision infoset ``infoset`` for her
-    sequence-form blueprint ``x`` (zero-sum games; the opponent minimises her payoff).
-
-    ``floor`` (per original sequence) is imposed at every gadget infoset except the
-    roots, capped at what the blueprint plays (so the blueprint is always feasible). ``merge_transpositions`` (k = 1 only) drops a branch whose lone node in ``I``
-    is a transposition of an earlier branch's (in a random order if ``rng`` is given).
-    """
-    if k < 1 or k % 2 == 0:
-        raise EfgError(f"k-KLSS needs an odd order k >= 1, got {k}")
-    if merge_transpositions and k != 1:
-        raise EfgError("transposition merging is only defined for k = 1")
-    if not game.is_zero_sum:
-        raise EfgError("1-KLSS needs a zero-sum game")
-    p, o = player, 1 - player
-    tp = game.treeplex(p)
-    x = np.asarray(x, dtype=np.float64)
-    check_strategy(tp, x)
-    if not 0 <= infoset < tp.num_infosets:
-        raise EfgError(f"player {p} has no decision infoset {infoset}")
-    u = game.payoff[:, p]
-    knodes = knowledge_set(game, p, infoset, k)
-    if (game.player[knodes] != p).any():
-        raise EfgError(f"the order-{k} knowledge set of infoset {infoset} holds nodes where player {p} does not act")
-    in_k = np.zeros(game.num_nodes, dtype=bool)
-    in_k[knodes] = True
-    roots = np.unique(game.info[p].obs_decision[game.obs[p, knodes]])
-    root_parent_reach = x[tp.parent_seq[roots]]
-
-    # ⊕ part: the roots and everything below them, with relative sequences
+def _plus_side(
+    tp: Treeplex, roots: np.ndarray, root_parent_reach: np.ndarray, x: np.ndarray, floor: np.ndarray | None
+) -> tuple[Treeplex, np.ndarray, np.ndarray, np.ndarray | None, np.ndarray]:
+    """⊕'s side of the gadget: the roots and every infoset below them with relative
+    sequences. Returns the gadget treeplex, original -> gadget and gadget -> original
+    sequence maps, the gadget floors (none at the roots, capped at the blueprint) and the
+    blueprint's relative sequence form."""
     plus_inf = _descendant_infosets(tp, [int(r) for r in roots])
     plus_map = np.full(tp.num_seqs, -1, dtype=np.int64)
     counts = tp.num_actions[plus_inf]
@@ -229,6 +195,51 @@ def make_subgame(
         # optimum keeps every margin >= 0. This only binds where an earlier solve already
         # rewrote an inner infoset (k >= 3 revisits); top-down k = 1 never meets it.
         gfloor = np.minimum(gfloor, blueprint_beh)
+
+    return plus_tp, plus_map, plus_seqs, gfloor, blueprint
+
+
+def make_subgame(
+    game: Game,
+    x: np.ndarray,
+    infoset: int,
+    k: int = 1,
+    *,
+    player: int = 0,
+    floor: np.ndarray | None = None,
+    reach: bool = False,
+    merge_transpositions: bool = False,
+    rng: np.random.Generator | None = None,
+) -> Gadget:
+    """The maxmargin k-KLSS gadget at ``player``'s decision infoset ``infoset`` for her
+    sequence-form blueprint ``x`` (zero-sum games; the opponent minimises her payoff).
+
+    ``floor`` (per original sequence) is imposed at every gadget infoset except the
+    roots, capped at what the blueprint plays (so the blueprint is always feasible). ``merge_transpositions`` (k = 1 only) drops a branch whose lone node in ``I``
+    is a transposition of an earlier branch's (in a random order if ``rng`` is given).
+    """
+    if k < 1 or k % 2 == 0:
+        raise EfgError(f"k-KLSS needs an odd order k >= 1, got {k}")
+    if merge_transpositions and k != 1:
+        raise EfgError("transposition merging is only defined for k = 1")
+    if not game.is_zero_sum:
+        raise EfgError("1-KLSS needs a zero-sum game")
+    p, o = player, 1 - player
+    tp = game.treeplex(p)
+    x = np.asarray(x, dtype=np.float64)
+    check_strategy(tp, x)
+    if not 0 <= infoset < tp.num_infosets:
+        raise EfgError(f"player {p} has no decision infoset {infoset}")
+    u = game.payoff[:, p]
+    knodes = knowledge_set(game, p, infoset, k)
+    if (game.player[knodes] != p).any():
+        raise EfgError(f"the order-{k} knowledge set of infoset {infoset} holds nodes where player {p} does not act")
+    in_k = np.zeros(game.num_nodes, dtype=bool)
+    in_k[knodes] = True
+    roots = np.unique(game.info[p].obs_decision[game.obs[p, knodes]])
+    root_parent_reach = x[tp.parent_seq[roots]]
+
+    plus_tp, plus_map, plus_seqs, gfloor, blueprint = _plus_side(tp, roots, root_parent_reach, x, floor)
 
     # branches: the opponent's observation infosets meeting I^k
     branches = np.unique(game.obs[o, knodes])
