@@ -46,8 +46,8 @@ def test_matching_pennies_gets_worse_but_the_safe_variants_do_not() -> None:
     [
         ("3-rank limit Leduc poker", 0.0207, True),
         ("3-rank limit Leduc poker (ε-fold)", 0.0065, True),
-        # paper .0097 -> .0096 (ratio 1.011); ours .0097 -> .0099 with interior-point gadget
-        # solutions (.0090 with dual simplex): essentially unchanged, not an improvement
+        # paper .0097 -> .0096 (ratio 1.011); ours .00973 -> .00966 (interior point; .0090 with dual
+        # simplex; .0099 from an earlier, equally optimal, solution): essentially unchanged
         ("3-rank limit Leduc poker (ε-bet)", 0.0097, False),
         ("4-card Goofspiel, random order", 0.1718, True),
         ("Liar's Dice, 5-sided die", 0.1810, True),
