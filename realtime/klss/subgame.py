@@ -400,8 +400,8 @@ class GadgetSolution:
 
 #: HiGHS method for gadget LPs. Gadgets often have many optimal strategies (only the
 #: smallest margin is maximised); the interior-point solve (then crossover) lands on the
-#: ones that reproduce the paper's Kuhn (.0015) and Leduc (.0191) figures, dual simplex
-#: on others (Kuhn .0050, Leduc .0190). Both are exact maxmargin solutions.
+#: ones that reproduce the paper's Kuhn (.0015) and Kuhn ε-bet (0) figures, dual simplex
+#: on others (Kuhn .0050, Kuhn ε-bet .0035). Both are exact maxmargin solutions.
 GADGET_LP_METHOD = "highs-ipm"
 
 
