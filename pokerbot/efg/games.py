@@ -1,0 +1,347 @@
+"""The small games of the KLSS paper (Appendix B), as explicit :class:`~pokerbot.efg.game.Game` s.
+
+Rule variants follow ``/work/shared/papers/reading-notes.md`` §1.7, which gives the
+node / decision-infoset counts these builders reproduce (tests assert them):
+
+=============================  ======  =========
+game                           nodes   infosets
+=============================  ======  =========
+``matching_pennies(100)``         701        101
+``kuhn()``                         58         12
+``leduc()``                     9,457        936
+``liars_dice()``               51,181      5,120
+``goofspiel(random_order=True)``  26,773   3,608
+``goofspiel()`` (increasing)    1,077        162
+``dark_hex()`` (abrupt, 2×2)      471         94
+=============================  ======  =========
+
+Kuhn and Leduc come from the project's own engine (:class:`pokerbot.state.State` over
+the shipped ``.game`` files): one source of rules. Every node gives both players an
+observation (card deals to their owner, betting actions to both), as the paper needs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from pokerbot.cards import format_card
+from pokerbot.efg.game import CHANCE, Branch, EfgError, Game, Leaf, Move, build_game
+from pokerbot.gamedef import GameDef, load_game
+from pokerbot.state import Action, ActionType, State
+
+# --- poker from the engine -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _PokerNode:
+    state: State
+    dealt: tuple[int, ...]  # hole cards dealt so far, in player order
+    board_pending: bool  # a board card is due before the next action
+
+
+def poker_game(game: GameDef, name: str | None = None) -> Game:
+    """A two-player limit poker game with one hole card each and single-card board rounds,
+    expanded from the engine: chance deals player 0's card (seen by her), then player 1's,
+    then betting (public) with a chance node dealing each board card (public)."""
+    if game.num_players != 2 or game.nolimit or game.num_hole_cards != 1 or any(n > 1 for n in game.num_board_cards):
+        raise EfgError(f"{game.name or 'game'}: poker_game needs 2-player limit, 1 hole card, <= 1 board card a round")
+    deck = game.deck()
+    start = State.initial(game)
+
+    def expand(n: _PokerNode) -> Branch | Leaf:
+        if len(n.dealt) < 2:
+            p = len(n.dealt)
+            free = [c for c in deck if c not in n.dealt]
+            moves = []
+            for c in free:
+                obs = (format_card(c), "") if p == 0 else ("", format_card(c))
+                dealt = n.dealt + (c,)
+                state = n.state if len(dealt) < 2 else n.state.with_cards(hole_cards=[(dealt[0],), (dealt[1],)])
+                moves.append(Move(format_card(c), _PokerNode(state, dealt, False), 1.0 / len(free), obs))
+            return Branch(CHANCE, moves)
+        s = n.state
+        if n.board_pending:
+            used = set(n.dealt) | set(s.board_cards)
+            free = [c for c in deck if c not in used]
+            moves = [
+                Move(format_card(c), _PokerNode(s.with_cards(board_cards=s.board_cards + (c,)), n.dealt, False),
+                     1.0 / len(free), (format_card(c), format_card(c)))
+                for c in free
+            ]
+            return Branch(CHANCE, moves)
+        if s.finished:
+            pay = s.payoffs()
+            return Leaf((pay[0], pay[1]))
+        moves = []
+        for kind in s.legal_kinds():
+            nxt = s.apply(Action(kind))
+            due = (not nxt.finished and nxt.round > s.round
+                   and len(nxt.board_cards) < game.board_cards_through(nxt.round))
+            lab = ActionType(kind).char
+            moves.append(Move(lab, _PokerNode(nxt, n.dealt, due), 1.0, (lab, lab)))
+        player = s.current_player
+        assert player is not None
+        return Branch(player, moves)
+
+    return build_game(name or game.name or "poker", _PokerNode(start, (), False), expand, keep_states=True)
+
+
+def infoset_key(game: Game, player: int, d: int) -> str:
+    """The project solver's infoset key (``"Ks/Qh:rc/r"``: own card, board, betting) of
+    decision infoset ``d`` of a :func:`poker_game`, so policies can move between the two."""
+    node = game.states[int(game.decision_nodes(player, d)[0])]
+    s = node.state
+    cards = format_card(node.dealt[player])
+    board = s.visible_board
+    if board:
+        cards += "/" + "".join(format_card(c) for c in board)
+    return f"{cards}:{s.betting_string()}"
+
+
+def policy_to_behavioral(game: Game, player: int, policy: Mapping[str, Mapping[str, float]]) -> np.ndarray:
+    """A behavioural strategy of ``player`` from a solver policy dict (``{key: {label: p}}``,
+    see :mod:`pokerbot.solver.policy`); missing infosets play uniformly."""
+    tp = game.treeplex(player)
+    beh = np.ones(tp.num_seqs)
+    for d in range(tp.num_infosets):
+        dist = policy.get(infoset_key(game, player, d))
+        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
+        if dist is None:
+            beh[f : f + n] = 1.0 / n
+        else:
+            probs = np.array([float(dist.get(lab, 0.0)) for lab in tp.labels[d]])
+            beh[f : f + n] = probs / probs.sum()
+    return beh
+
+
+def kuhn() -> Game:
+    """Kuhn poker from ``kuhn.limit.2p.game`` (58 nodes, 12 infosets; value -1/18)."""
+    return poker_game(load_game("kuhn"), "kuhn")
+
+
+def leduc() -> Game:
+    """3-rank limit Leduc from ``leduc.limit.2p.game`` (9,457 nodes, 936 infosets; value -0.0856)."""
+    return poker_game(load_game("leduc"), "leduc")
+
+
+# --- matching pennies ------------------------------------------------------------------
+
+
+def matching_pennies(n: int = 100) -> Game:
+    """N-matching pennies (Appendix B): nature picks k in 1..N uniformly; player 0 observes
+    ⌊k/2⌋, player 1 ⌊(k+1)/2⌋; player 0 then player 1 (not seeing it) pick H or T. Both H:
+    player 0 gets k; both T: N - k; mismatch 0 (zero-sum)."""
+    if n < 2:
+        raise EfgError(f"matching pennies needs N >= 2, got {n}")
+
+    def expand(s: Any) -> Branch | Leaf:
+        if s is None:
+            return Branch(CHANCE, [Move(str(k), (k,), 1.0 / n, (k // 2, (k + 1) // 2)) for k in range(1, n + 1)])
+        if len(s) == 1:
+            return Branch(0, [Move(a, s + (a,), obs=("", "")) for a in "HT"])
+        if len(s) == 2:
+            return Branch(1, [Move(a, s + (a,), obs=("", "")) for a in "HT"])
+        k, a, b = s
+        u = float(k if a == b == "H" else n - k if a == b == "T" else 0)
+        return Leaf((u, -u))
+
+    return build_game(f"{n}-matching-pennies", None, expand)
+
+
+def hidden_pennies(n: int) -> Game:
+    """Proposition 3's game: nature picks k in 1..N uniformly and tells only player 0; then
+    matching pennies where player 1 wins on a match (payoff ±1)."""
+    if n < 2:
+        raise EfgError(f"hidden pennies needs N >= 2, got {n}")
+
+    def expand(s: Any) -> Branch | Leaf:
+        if s is None:
+            return Branch(CHANCE, [Move(str(k), (k,), 1.0 / n, (k, "")) for k in range(1, n + 1)])
+        if len(s) < 3:
+            return Branch(len(s) - 1, [Move(a, s + (a,)) for a in "HT"])
+        u = -1.0 if s[1] == s[2] else 1.0
+        return Leaf((u, -u))
+
+    return build_game(f"{n}-hidden-pennies", None, expand)
+
+
+def klss_example() -> Game:
+    """The worked example of the KLSS paper (Figs. 1-3, App. C, as reconstructed in the
+    reading notes §1.8): nature picks 1..5 uniformly; at k <= 4 player 0 picks h/t, then
+    player 1 (not seeing it); u(k,h,h) = k, u(k,t,t) = 5 - k, mismatch 0; k = 5 ends at 0.
+    Player 0 observes {1,2} / {3,4}; player 1 observes {1} / {2,3} / {4}."""
+
+    def expand(s: Any) -> Branch | Leaf:
+        if s is None:
+            return Branch(CHANCE, [Move(str(k), (k,), 0.2, ((k + 1) // 2, k // 2)) for k in range(1, 6)])
+        if s[0] == 5:
+            return Leaf((0.0, 0.0))
+        if len(s) < 3:
+            return Branch(len(s) - 1, [Move(a, s + (a,)) for a in "ht"])
+        k, a, b = s
+        u = float(k if a == b == "h" else 5 - k if a == b == "t" else 0)
+        return Leaf((u, -u))
+
+    return build_game("klss-example", None, expand)
+
+
+# --- Liar's dice -----------------------------------------------------------------------
+
+
+def liars_dice(faces: int = 5) -> Game:
+    """Liar's dice with one ``faces``-sided die each (OpenSpiel ``liars_dice``): bids
+    "q-f" (q in 1..2, f in 1..faces) strictly increasing in (q, f) order, or "liar" once a
+    bid stands. The highest face is wild. Calling liar on a true bid loses; ±1."""
+
+    bids = [(q, f) for q in (1, 2) for f in range(1, faces + 1)]
+
+    def expand(s: Any) -> Branch | Leaf:
+        dice, hist = s
+        if len(dice) < 2:
+            p = len(dice)
+            return Branch(CHANCE, [
+                Move(str(f), (dice + (f,), ()), 1.0 / faces, (str(f), "") if p == 0 else ("", str(f)))
+                for f in range(1, faces + 1)
+            ])
+        if hist and hist[-1] == -1:
+            q, f = bids[hist[-2]]
+            count = sum(1 for d in dice if d == f or d == faces)
+            caller = (len(hist) - 1) % 2
+            caller_wins = count < q
+            u = 1.0 if (caller == 0) == caller_wins else -1.0
+            return Leaf((u, -u))
+        start = hist[-1] + 1 if hist else 0
+        moves = [Move(f"{bids[b][0]}-{bids[b][1]}", (dice, hist + (b,)), obs=(str(b), str(b))) for b in range(start, len(bids))]
+        if hist:
+            moves.append(Move("liar", (dice, hist + (-1,)), obs=("liar", "liar")))
+        return Branch(len(hist) % 2, moves)
+
+    return build_game(f"liars-dice-{faces}", ((), ()), expand)
+
+
+# --- Goofspiel -------------------------------------------------------------------------
+
+
+def goofspiel(cards: int = 4, random_order: bool = False) -> Game:
+    """k-card Goofspiel, turn-based (player 0 bids, then player 1 without seeing it); both
+    learn only who won each round (not the bid); prizes are 1..k in increasing order or
+    revealed one per round by chance; the last round plays itself (forced bids, no
+    decision node, no chance node). Payoff: +1 / -1 / 0 by total prize won (a tied round
+    gives its prize to nobody)."""
+    if cards < 2:
+        raise EfgError(f"goofspiel needs at least 2 cards, got {cards}")
+    full = tuple(range(1, cards + 1))
+
+    def result(prizes: tuple[int, ...], b0: tuple[int, ...], b1: tuple[int, ...]) -> Leaf:
+        left = [p for p in full if p not in prizes]
+        prizes = prizes + tuple(left)
+        b0 = b0 + tuple(c for c in full if c not in b0)
+        b1 = b1 + tuple(c for c in full if c not in b1)
+        diff = sum(p * ((x > y) - (x < y)) for p, x, y in zip(prizes, b0, b1))
+        u = float((diff > 0) - (diff < 0))
+        return Leaf((u, -u))
+
+    def expand(s: Any) -> Branch | Leaf:
+        prizes, b0, b1 = s
+        rnd = len(b1)
+        if rnd == cards - 1 and len(b0) == rnd:
+            return result(prizes, b0, b1)
+        if len(prizes) == rnd:  # the prize of this round is not out yet
+            left = [p for p in full if p not in prizes]
+            if not random_order:
+                return expand((prizes + (left[0],), b0, b1))
+            return Branch(CHANCE, [Move(f"prize{p}", (prizes + (p,), b0, b1), 1.0 / len(left), (f"p{p}", f"p{p}")) for p in left])
+        if len(b0) == rnd:
+            return Branch(0, [Move(str(c), (prizes, b0 + (c,), b1)) for c in full if c not in b0])
+        moves = []
+        for c in full:
+            if c in b1:
+                continue
+            won = "w0" if b0[-1] > c else "w1" if b0[-1] < c else "tie"
+            moves.append(Move(str(c), (prizes, b0, b1 + (c,)), obs=(won, won)))
+        return Branch(1, moves)
+
+    order = "random" if random_order else "increasing"
+    return build_game(f"goofspiel-{cards}-{order}", ((), (), ()), expand)
+
+
+# --- Abrupt dark hex -------------------------------------------------------------------
+
+_HEX_NEIGHBOURS = ((1, 0), (-1, 0), (0, 1), (0, -1), (-1, 1), (1, -1))
+
+
+def _connected(stones: frozenset[tuple[int, int]], axis: int, size: int) -> bool:
+    """Whether ``stones`` join line 0 to line size-1 along ``axis`` (0: rows, 1: columns)."""
+    frontier = [s for s in stones if s[axis] == 0]
+    seen = set(frontier)
+    while frontier:
+        r, c = frontier.pop()
+        if (r, c)[axis] == size - 1:
+            return True
+        for dr, dc in _HEX_NEIGHBOURS:
+            nb = (r + dr, c + dc)
+            if nb in stones and nb not in seen:
+                seen.add(nb)
+                frontier.append(nb)
+    return False
+
+
+def dark_hex(size: int = 2) -> Game:
+    """Abrupt dark hex on a size×size board: player 0 joins row 0 to the last row, player
+    1 column 0 to the last column; players see only their own stones and the opponent
+    stones they bumped into. Playing onto an occupied cell reveals it and loses the turn
+    (abrupt). Win +1, loss -1."""
+    cells = [(r, c) for r in range(size) for c in range(size)]
+
+    def expand(s: Any) -> Branch | Leaf:
+        stones, known, mover = s  # stones: per player frozenset; known: per player revealed opponent cells
+        for p in (0, 1):
+            if _connected(stones[p], p, size):
+                u = 1.0 if p == 0 else -1.0
+                return Leaf((u, -u))
+        moves = []
+        for cell in cells:
+            if cell in stones[mover] or cell in known[mover]:
+                continue
+            lab = f"{cell[0]}{cell[1]}"
+            if cell in stones[1 - mover]:
+                new_known = list(known)
+                new_known[mover] = known[mover] | {cell}
+                child = (stones, tuple(new_known), 1 - mover)
+                o = "bump"
+            else:
+                new_stones = list(stones)
+                new_stones[mover] = stones[mover] | {cell}
+                child = (tuple(new_stones), known, 1 - mover)
+                o = "ok"
+            # the opponent sees nothing of the move, except that it ended the game
+            other = "end" if _connected(child[0][mover], mover, size) else ""
+            moves.append(Move(lab, child, obs=(o, other) if mover == 0 else (other, o)))
+        return Branch(mover, moves)
+
+    empty = frozenset()  # type: frozenset[tuple[int, int]]
+    return build_game(f"dark-hex-{size}x{size}", ((empty, empty), (empty, empty), 0), expand)
+
+
+#: The games of Table 1 by name (builders, so nothing is built until asked).
+GAMES = {
+    "dark-hex": dark_hex,
+    "goofspiel-random": lambda: goofspiel(4, random_order=True),
+    "goofspiel-increasing": lambda: goofspiel(4, random_order=False),
+    "kuhn": kuhn,
+    "leduc": leduc,
+    "liars-dice": liars_dice,
+    "matching-pennies": matching_pennies,
+}
+
+
+def load(name: str) -> Game:
+    """A game of :data:`GAMES` by name."""
+    try:
+        return GAMES[name]()
+    except KeyError:
+        raise EfgError(f"unknown game {name!r}; known: {', '.join(GAMES)}") from None
