@@ -40,8 +40,11 @@ def start(args: list[str], tmp_path: Path) -> tuple[subprocess.Popen[str], Path,
     """``python -m pokerbot ARGS`` in ``tmp_path``, stdout and stderr to files (read while it runs)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT), POKERBOT_HOME=str(tmp_path / "home"), PYTHONUNBUFFERED="1")
     out, err = tmp_path / "stdout.txt", tmp_path / "stderr.txt"
+    # A job started in the background by a non-interactive shell (nohup, `cmd &`, some CI runners) inherits
+    # SIGINT as ignored, and Python then never installs its Ctrl-C handler: give the child the default back.
     proc = subprocess.Popen([sys.executable, "-m", "pokerbot", *args], cwd=tmp_path, env=env, text=True,
-                            stdout=open(out, "w"), stderr=open(err, "w"))
+                            stdout=open(out, "w"), stderr=open(err, "w"),
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return proc, out, err
 
 
