@@ -198,6 +198,7 @@ BASELINES: dict[str, Baseline] = {
                         reads={"game": "game"}, pinned=frozenset({"host", "timeout"})),
     "demo": Baseline(lambda ws, d: ["--baseline", "--hands", "4", "--no-progress"],
                      pinned=frozenset({"hands", "iterations"})),
+    "klss": Baseline(lambda ws, d: ["--games", "kuhn", "--prop3", "4"], pinned=frozenset({"games", "prop3"})),
     "abstraction": Baseline(lambda ws, d: ["bucket", "AsKs", "2c3c4c"], pinned=frozenset({"action", "force"})),
 }
 
