@@ -212,3 +212,54 @@ class ExactLeafEvaluator(PairTableEvaluator):
         super().__init__(tables)
         self.full_tree = full_tree
         self.full_nodes = nodes
+
+
+def _node_index(tree: PublicTree, kind: int) -> dict[tuple[str, tuple], int]:
+    index: dict[tuple[str, tuple], int] = {}
+    for n in np.nonzero(tree.kind == kind)[0]:
+        index.setdefault((tree.betting[int(tree.template[n])], tree.boards[int(tree.board[n])]), int(n))
+    return index
+
+
+def embed_strategy(
+    dl_tree: PublicTree, dl_strategy: np.ndarray, full_tree: PublicTree, beyond: np.ndarray,
+    players: tuple[int, ...] = (0, 1),
+) -> np.ndarray:
+    """A whole-game strategy array: ``dl_strategy`` at the depth-limited tree's decision nodes
+    (for ``players``), ``beyond`` (a whole-tree array) everywhere else."""
+    from pokerbot.solver.tree import DECISION
+
+    out = np.array(beyond[: full_tree.num_slots], dtype=np.float64)
+    index = _node_index(full_tree, DECISION)
+    for p in players:
+        nh = dl_tree.num_hands[p]
+        for n in dl_tree.decision_nodes[p]:
+            key = (dl_tree.betting[int(dl_tree.template[n])], dl_tree.boards[int(dl_tree.board[n])])
+            m = index.get(key)
+            if m is None:
+                raise SolverError(f"decision node {key[0]!r} of the depth-limited tree is not in the whole-game tree")
+            size = int(dl_tree.num_children[n]) * nh
+            out[int(full_tree.slot[m]) : int(full_tree.slot[m]) + size] = dl_strategy[int(dl_tree.slot[n]) : int(dl_tree.slot[n]) + size]
+    return out
+
+
+def restrict_strategy(
+    full_tree: PublicTree, strategy: np.ndarray, dl_tree: PublicTree, leaves: LeafEvaluator | None = None
+) -> np.ndarray:
+    """The depth-limited tree's strategy array taken from a whole-game one; at every leaf each hand
+    picks its first continuation (the blueprint, by convention)."""
+    from pokerbot.solver.tree import DECISION
+
+    layout = leaf_layout(dl_tree, leaves)
+    out = np.zeros(layout.num_slots)
+    index = _node_index(full_tree, DECISION)
+    for p in range(2):
+        nh = dl_tree.num_hands[p]
+        for n in dl_tree.decision_nodes[p]:
+            m = index[(dl_tree.betting[int(dl_tree.template[n])], dl_tree.boards[int(dl_tree.board[n])])]
+            size = int(dl_tree.num_children[n]) * nh
+            out[int(dl_tree.slot[n]) : int(dl_tree.slot[n]) + size] = strategy[int(full_tree.slot[m]) : int(full_tree.slot[m]) + size]
+        for li in range(dl_tree.num_leaves):
+            off = int(layout.leaf_slot[li, p])
+            out[off : off + nh] = 1.0
+    return out
