@@ -166,6 +166,23 @@ def pair_table(full_tree: PublicTree, node: int, strat: np.ndarray) -> np.ndarra
     return out
 
 
+def continuation_tables(
+    full_tree: PublicTree, nodes: np.ndarray, strat0: np.ndarray, strat1: np.ndarray, shift: float = 0.0
+) -> np.ndarray:
+    """``M[l, h0, h1]`` at the whole-tree chance ``nodes`` (see :func:`leaf_nodes_in_full_tree`) when
+    player 0 continues with ``strat0`` and player 1 with ``strat1``; ``shift`` chips are added to
+    player 0's payoff of every pair of hands that can meet there."""
+    strat = combine(full_tree, strat0, strat1)
+    out = np.zeros((len(nodes),) + full_tree.num_hands)
+    compat = (full_tree.hands[0][:, None, :, None] != full_tree.hands[1][None, :, None, :]).all(axis=(2, 3))
+    for i, n in enumerate(nodes):
+        out[i] = pair_table(full_tree, int(n), strat)
+        if shift:
+            bd = int(full_tree.board[n])
+            out[i] += shift * compat * full_tree.valid[0][bd][:, None] * full_tree.valid[1][bd][None, :]
+    return out
+
+
 class ExactLeafEvaluator(PairTableEvaluator):
     """Exact leaf values: continuation strategies played to the end on the whole-game tree.
 
@@ -198,17 +215,10 @@ class ExactLeafEvaluator(PairTableEvaluator):
             raise SolverError("one penalty per continuation strategy")
         h0, h1 = full_tree.num_hands
         tables = np.zeros((len(nodes), k0, k1, h0, h1))
-        compat = (full_tree.hands[0][:, None, :, None] != full_tree.hands[1][None, :, None, :]).all(axis=(2, 3))
         for a in range(k0):
             for b in range(k1):
-                strat = combine(full_tree, continuations[0][a], continuations[1][b])
-                shift = float(pen[1][b]) - float(pen[0][a])
-                for i, n in enumerate(nodes):
-                    tables[i, a, b] = pair_table(full_tree, int(n), strat)
-                    if shift:
-                        bd = int(full_tree.board[n])
-                        mask = compat * full_tree.valid[0][bd][:, None] * full_tree.valid[1][bd][None, :]
-                        tables[i, a, b] += shift * mask
+                tables[:, a, b] = continuation_tables(full_tree, nodes, continuations[0][a], continuations[1][b],
+                                                      float(pen[1][b]) - float(pen[0][a]))
         super().__init__(tables)
         self.full_tree = full_tree
         self.full_nodes = nodes
