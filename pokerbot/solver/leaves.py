@@ -110,6 +110,14 @@ def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
     return out
 
 
+def equity_table_transposed(tree: PublicTree, board_id: int) -> np.ndarray:
+    """``equity_table(tree, board_id).T`` as a contiguous array (cached): player 1's side."""
+    cache = tree.__dict__.setdefault("_equity_t_cache", {})
+    if board_id not in cache:
+        cache[board_id] = np.ascontiguousarray(equity_table(tree, board_id).T)
+    return cache[board_id]
+
+
 # --- the choice layout -----------------------------------------------------------------
 
 
@@ -151,11 +159,11 @@ class LeafLayout:
             boards = tree.board[tree.leaf_nodes[eq]]
             for b in np.unique(boards):
                 ids = eq[boards == b]
-                e = equity_table(tree, int(b))
+                e = equity_table(tree, int(b)) if player == 0 else equity_table_transposed(tree, int(b))
                 stake = tree.amount[tree.leaf_nodes[ids]]
-                r = opp_reach[ids, 0]  # (n, H_o)
-                vals = r @ e.T if player == 0 else -(r @ e)
-                out[ids, 0] = vals * stake[:, None]
+                r = np.ascontiguousarray(opp_reach[ids, 0])  # (n, H_o)
+                vals = (e @ r.T).T  # E (H_p, H_o) times each leaf's reach
+                out[ids, 0] = vals * (stake if player == 0 else -stake)[:, None]
         return out
 
     @property

@@ -388,7 +388,8 @@ def build_tree(
     """The public tree of ``game`` from ``root`` (default: the start of a hand).
 
     ``root`` may be any unfinished state whose visible board cards are known
-    (a subgame); hole cards in it are ignored. ``hands`` optionally gives each
+    (a subgame), or a state at the start of a round whose cards are not dealt yet
+    (the tree then starts with that deal); hole cards in it are ignored. ``hands`` optionally gives each
     player's hand list (arrays (H, k) of cards); by default every combination
     of ``k`` cards that misses the root board.
 
@@ -415,12 +416,19 @@ def build_tree(
     if depth_limit is not None and depth_limit < 0:
         raise SolverError(f"depth_limit must be >= 0 rounds (or None for no limit), got {depth_limit}")
     last_round = game.num_rounds - 1 if depth_limit is None else min(game.num_rounds - 1, root.round + depth_limit)
-    if len(root.visible_board) != game.board_cards_through(root.round):
+    # A root at the start of a round whose cards are not dealt yet starts with that deal.
+    deal_at_root = (
+        root.round > 0 and game.num_board_cards[root.round] > 0
+        and len(root.visible_board) == game.board_cards_before(root.round)
+    )
+    if len(root.visible_board) != game.board_cards_through(root.round) and not deal_at_root:
         raise SolverError(
-            f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards, "
-            f"has {len(root.visible_board)}"
+            f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards "
+            f"(or {game.board_cards_before(root.round)} before its deal), has {len(root.visible_board)}"
         )
     root_board = _split_board(game, root)
+    if deal_at_root:
+        root_board = root_board[: root.round]
     root_cards = {c for g in root_board for c in g}
     k = game.num_hole_cards
     if hands is None:
@@ -437,6 +445,9 @@ def build_tree(
 
     counter = [0]
     template_root = _build_template(root, menu, counter, last_round)
+    if deal_at_root:
+        template_root = _T(CHANCE, deal_round=root.round, children=[template_root], betting=root.betting_string(),
+                           round=root.round)
 
     # Number the template nodes (for betting strings / labels).
     betting: list[str] = []

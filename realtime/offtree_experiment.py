@@ -1,0 +1,265 @@
+"""The Modicum paper's Fig. 1 experiment on small-deck no-limit flop hold'em (``nlfh-small``).
+
+The blueprint is solved in the action abstraction {0.5, 1} pot (no all-in; two raises
+preflop, one on the flop). The opponent (player 1, first to act preflop) opens with a
+0.75-pot bet, which the abstraction lacks. Player 0's answer is measured exactly in the
+game where 0.75 is available to the opponent at the first decision, as the chips a best
+response wins from player 0 beyond the game value, in mbb/g:
+
+(a) **translation**: randomized pseudo-harmonic mapping of 0.75 to 0.5 / 1 (Ganzfried &
+    Sandholm), i.e. the reach-weighted mixture of the blueprint's answers to both;
+(b) **depth-limited solving** after the 0.75 bet, to the end of round 1, with the first
+    K self-generated opponent continuations (K = 1 is the blueprint alone). Leaf values:
+    the average of the value vectors of the two in-abstraction leaves with the same
+    action sequence after a 0.5 or 1 pot bet, as fractions of the pot (section 6.1).
+    Round 2 is then solved per leaf, from the reaches of the depth-limited solution
+    (unsafe re-solving; the paper used safe subgame solving there);
+(c) the equilibrium of the abstraction that contains 0.75.
+
+Leaf mapping (appendix A): a leaf of the real subgame maps to the blueprint leaves
+reached by the *same sequence of menu positions* after the neighbouring in-abstraction
+sizes (the i-th action at each node in place of the i-th), and values are scaled by
+pot size. :func:`match_subtrees` walks the trees in parallel by position.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from abstraction.translation import pseudo_harmonic
+from blueprint.continuation import self_generative
+from pokerbot.gamedef import GameDef, load_game
+from pokerbot.solver import PotFractionMenu, Solver, build_tree, uniform_strategy
+from pokerbot.solver import kernels as K
+from pokerbot.solver.best_response import best_response_values
+from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, SolverError
+from pokerbot.state import State
+
+
+@dataclass(frozen=True)
+class RoundMenu:
+    """A pot-fraction menu per round, with other fractions at the very first decision of the hand."""
+
+    rounds: tuple[PotFractionMenu, ...]
+    first: PotFractionMenu | None = None
+
+    def __call__(self, state: State):  # type: ignore[no-untyped-def]
+        if self.first is not None and state.round == 0 and not state.betting_string():
+            return self.first(state)
+        return self.rounds[min(state.round, len(self.rounds) - 1)](state)
+
+
+ABSTRACTION = RoundMenu((PotFractionMenu((0.5, 1.0), False, 2), PotFractionMenu((0.5, 1.0), False, 1)))
+WITH_075 = RoundMenu(ABSTRACTION.rounds, PotFractionMenu((0.5, 0.75, 1.0), False, 2))
+
+
+def match_subtrees(a: PublicTree, a_node: int, b: PublicTree, b_node: int) -> list[tuple[int, int]]:
+    """Pairs (node of ``a``, node of ``b``) reached by the same sequence of child positions."""
+    out = []
+    stack = [(a_node, b_node)]
+    while stack:
+        x, y = stack.pop()
+        out.append((x, y))
+        if a.kind[x] in (DECISION, CHANCE):
+            if a.kind[x] != b.kind[y] or a.num_children[x] != b.num_children[y]:
+                raise SolverError(f"trees differ below {a.betting[int(a.template[x])]!r} / {b.betting[int(b.template[y])]!r}")
+            for c in range(int(a.num_children[x])):
+                stack.append((int(a.first_child[x]) + c, int(b.first_child[y]) + c))
+    return out
+
+
+def _child_by_label(tree: PublicTree, node: int, label: str) -> int:
+    labels = tree.node_labels(node)
+    return int(tree.first_child[node]) + labels.index(label)
+
+
+def translation_mixture(
+    src: PublicTree, strat: np.ndarray, sources: Sequence[tuple[int, float]], dst: PublicTree, dst_node: int,
+    out: np.ndarray, player: int = 0,
+) -> None:
+    """Write into ``out`` (a ``dst`` strategy array) ``player``'s behaviour below ``dst_node`` that plays
+    the ``src`` strategy below source node ``i`` with probability ``w_i`` (picked once, at the top):
+    per information set, the sources' strategies weighted by ``w_i`` x ``player``'s own reach."""
+    pairs = [match_subtrees(dst, dst_node, src, n) for n, _ in sources]
+    nh = dst.num_hands[player]
+    reach = [{dst_node: np.full(nh, w)} for _, w in sources]
+    for idx in range(len(pairs[0])):
+        d = pairs[0][idx][0]
+        if dst.kind[d] not in (DECISION, CHANCE):
+            continue
+        nc = int(dst.num_children[d])
+        mine = dst.kind[d] == DECISION and dst.player[d] == player
+        blocks = []
+        for i, pr in enumerate(pairs):
+            s = pr[idx][1]
+            blk = strat[int(src.slot[s]) : int(src.slot[s]) + nc * nh].reshape(nc, nh) if mine else None
+            blocks.append(blk)
+            for c in range(nc):
+                child = int(dst.first_child[d]) + c
+                reach[i][child] = reach[i][d] * blk[c] if mine else reach[i][d]
+        if mine:
+            num = sum(r[d] * blk for r, blk in zip(reach, blocks))
+            den = sum(r[d] for r in reach)
+            mix = np.where(den > 0, num / np.where(den > 0, den, 1.0), sum(blocks) / len(blocks))
+            out[int(dst.slot[d]) : int(dst.slot[d]) + nc * nh] = mix.ravel()
+
+
+@dataclass
+class Fig1Result:
+    rows: list[tuple[str, float]]
+    value: float
+    blueprint_exploitability: float
+    seconds: float
+    details: dict[str, float] = field(default_factory=dict)
+
+    def table(self) -> str:
+        lines = ["| method | exploitability of player 0 (mbb/g) |", "|---|---|"]
+        lines += [f"| {name} | {x:.1f} |" for name, x in self.rows]
+        return "\n".join(lines)
+
+
+def _pot(state: State) -> int:
+    return int(sum(state.spent))
+
+
+def fig1(
+    k_values: Sequence[int] = (1, 2, 4, 8, 16),
+    *,
+    blueprint_iterations: int = 300,
+    full_iterations: int = 300,
+    dl_iterations: int = 400,
+    generate_iterations: int = 200,
+    round2_iterations: int = 150,
+    game: GameDef | None = None,
+    log: Callable[[str], None] = print,
+) -> Fig1Result:
+    """Run the experiment; returns the rows (a), (b) per K, (c) in mbb/g (deterministic: no sampling)."""
+    start = time.perf_counter()
+    game = game or load_game("nlfh-small")
+    bb = game.big_blind
+    abs_full = build_tree(game, ABSTRACTION)
+    abs_dl = build_tree(game, ABSTRACTION, depth_limit=0)
+    solver = Solver(abs_full, "dcfr")
+    solver.run(blueprint_iterations)
+    bp = solver.average_strategy()
+    bp_expl = solver.exploitability()
+    log(f"blueprint {{0.5, 1}}: {abs_full.num_nodes:,} nodes, {blueprint_iterations} DCFR iterations, "
+        f"{bp_expl:.2f} mbb/g in its abstraction")
+
+    g_full = build_tree(game, WITH_075)
+    full_solver = Solver(g_full, "dcfr")
+    full_solver.run(full_iterations)
+    sigma_c = full_solver.average_strategy()
+    br0, br1 = best_response_values(g_full, sigma_c)
+    value = (br0 - br1) / 2.0  # player 0's game value, within the (c) solution's exploitability
+    log(f"abstraction with 0.75: {g_full.num_nodes:,} nodes; value {value:+.4f} chips; its exploitability "
+        f"{1000 * (br0 + br1) / 2 / bb:.2f} mbb/g")
+
+    def expl0(sigma: np.ndarray) -> float:
+        return 1000.0 * (value + best_response_values(g_full, sigma)[1]) / bb
+
+    # Bet nodes: the first decision's raises in both trees.
+    root_labels = g_full.node_labels(0)
+    abs_labels = abs_full.node_labels(0)
+    mid = next(lab for lab in root_labels if lab not in abs_labels)
+    raises = [lab for lab in abs_labels if lab.startswith("r")]
+    small, big = raises[0], raises[1]
+    mid_node = _child_by_label(g_full, 0, mid)
+    base = embed_strategy(abs_full, bp, g_full, uniform_strategy(g_full))
+    root = State.initial(game)
+    frac = {lab: (int(lab[1:]) - root.max_spent) / (root.pot + root.to_call()) for lab in (small, mid, big)}
+    p_small = pseudo_harmonic(frac[small], frac[big], frac[mid])
+
+    rows: list[tuple[str, float]] = []
+    sigma_a = base.copy()
+    translation_mixture(abs_full, bp, [(_child_by_label(abs_full, 0, small), p_small),
+                                       (_child_by_label(abs_full, 0, big), 1 - p_small)], g_full, mid_node, sigma_a)
+    rows.append(("(a) pseudo-harmonic translation", expl0(sigma_a)))
+    log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g (maps {mid} to {small} with p = {p_small:.3f})")
+
+    # (b) self-generated opponent continuations at the end of round 1, in the abstraction.
+    kmax = max(k_values)
+    gen = self_generative(game, ABSTRACTION, bp, kmax, chooser=1, iterations=generate_iterations,
+                          full_tree=abs_full, dl_tree=abs_dl,
+                          progress=lambda i: log(f"  self-generated continuation {i}/{kmax}"))
+    sub_root = root.apply(_label_action(mid))
+    sub = build_tree(game, WITH_075, root=sub_root, depth_limit=0)
+    # Leaf mapping by position below the neighbouring sizes, values as pot fractions.
+    cont = sub.continuation_leaves
+    abs_leaf_of = {int(n): i for i, n in enumerate(abs_dl.leaf_nodes[abs_dl.continuation_leaves])}
+    mapping: list[list[int]] = [[] for _ in cont]
+    for lab in (small, big):
+        start_node = _child_by_label(abs_dl, 0, lab)
+        for x, y in match_subtrees(sub, 0, abs_dl, start_node):
+            if sub.kind[x] == LEAF and not sub.leaf_equity[sub.leaf_index[x]]:
+                mapping[list(cont).index(int(sub.leaf_index[x]))].append(abs_leaf_of[y])
+    abs_pots = [_pot(abs_dl.leaf_states[int(i)]) for i in abs_dl.continuation_leaves]
+    sub_pots = [_pot(sub.leaf_states[int(i)]) for i in cont]
+    p1_root = bp[int(abs_full.slot[0]) : int(abs_full.slot[0]) + len(abs_labels) * abs_full.num_hands[1]]
+    p1_root = p1_root.reshape(len(abs_labels), -1)
+    opp_range = 0.5 * (p1_root[abs_labels.index(small)] + p1_root[abs_labels.index(big)])
+    details: dict[str, float] = {}
+    for k in k_values:
+        tables = np.zeros((len(cont), 1, k) + sub.num_hands)
+        for j in range(k):
+            t = gen.tables[j]
+            for i, srcs in enumerate(mapping):
+                tables[i, 0, j] = sub_pots[i] * np.mean([t[s] / abs_pots[s] for s in srcs], axis=0)
+        ev = PairTableEvaluator(tables)
+        s = Solver(sub, "dcfr", ranges=(np.ones(sub.num_hands[0]), opp_range), leaves=ev)
+        s.run(dl_iterations)
+        avg = s.average_strategy()
+        details[f"K={k} depth-limited exploitability"] = s.exploitability()
+        sigma = embed_strategy(sub, avg, g_full, base, players=(0,))
+        # Round 2 from the depth-limited solution's reaches at each leaf (unsafe re-solving).
+        reach = [np.zeros((sub.num_leaves, s.layout.max_choices[p], sub.num_hands[p])) for p in range(2)]
+        r = s._reach
+        for p in range(2):
+            K.reach_at_leaves(p, 0, r[p], s.layout.bundle, sub.valid[p], avg, reach[p])
+        for li in cont:
+            ranges = (reach[0][li].sum(axis=0), reach[1][li].sum(axis=0))
+            if ranges[0].sum() <= 0 or ranges[1].sum() <= 0:
+                continue
+            t2 = build_tree(game, WITH_075, root=sub.leaf_states[int(li)])
+            s2 = Solver(t2, "dcfr", ranges=ranges)
+            s2.run(round2_iterations)
+            sigma = embed_strategy(t2, s2.average_strategy(), g_full, sigma, players=(0,))
+        rows.append((f"(b) depth-limited, K = {k}", expl0(sigma)))
+        log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
+    rows.append(("(c) abstraction with 0.75", expl0(sigma_c)))
+    log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
+    return Fig1Result(rows, value, bp_expl, time.perf_counter() - start, details)
+
+
+def _label_action(label: str):  # type: ignore[no-untyped-def]
+    from pokerbot.state import CALL, FOLD, raise_to
+
+    if label == "f":
+        return FOLD
+    if label == "c":
+        return CALL
+    return raise_to(int(label[1:]))
+
+
+def plot(result: Fig1Result, path: str) -> None:
+    """A bar chart of the rows (matplotlib, PNG)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    names = [n.replace("depth-limited, ", "") for n, _ in result.rows]
+    vals = [v for _, v in result.rows]
+    fig, ax = plt.subplots(figsize=(8, 4))
+    ax.bar(range(len(vals)), vals, color=["tab:gray"] + ["tab:blue"] * (len(vals) - 2) + ["tab:green"])
+    ax.set_xticks(range(len(vals)), names, rotation=30, ha="right", fontsize=8)
+    ax.set_ylabel("exploitability of player 0 (mbb/g)")
+    ax.set_title("nlfh-small: answering an off-tree 0.75-pot open (Modicum Fig. 1)")
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)
