@@ -1,7 +1,7 @@
 """The Modicum paper's Fig. 1 experiment on small-deck no-limit flop hold'em (``nlfh-small``).
 
-The blueprint is solved in the action abstraction {0.5, 1} pot (no all-in; two raises
-preflop, one on the flop). The opponent (player 1, first to act preflop) opens with a
+The blueprint is solved in the action abstraction {0.5, 1} pot (no all-in; one raise a
+round by default, :func:`menus`). The opponent (player 1, first to act preflop) opens with a
 0.75-pot bet, which the abstraction lacks. Player 0's answer is measured exactly in the
 game where 0.75 is available to the opponent at the first decision, as the chips a best
 response wins from player 0 beyond the game value, in mbb/g:
@@ -54,8 +54,10 @@ class RoundMenu:
         return self.rounds[min(state.round, len(self.rounds) - 1)](state)
 
 
-ABSTRACTION = RoundMenu((PotFractionMenu((0.5, 1.0), False, 2), PotFractionMenu((0.5, 1.0), False, 1)))
-WITH_075 = RoundMenu(ABSTRACTION.rounds, PotFractionMenu((0.5, 0.75, 1.0), False, 2))
+def menus(preflop_raises: int = 1) -> tuple[RoundMenu, RoundMenu]:
+    """(the abstraction {0.5, 1}, the same with 0.75 at the first decision); one raise on the flop."""
+    rounds = (PotFractionMenu((0.5, 1.0), False, preflop_raises), PotFractionMenu((0.5, 1.0), False, 1))
+    return RoundMenu(rounds), RoundMenu(rounds, PotFractionMenu((0.5, 0.75, 1.0), False, preflop_raises))
 
 
 def match_subtrees(a: PublicTree, a_node: int, b: PublicTree, b_node: int) -> list[tuple[int, int]]:
@@ -135,12 +137,18 @@ def fig1(
     dl_iterations: int = 400,
     generate_iterations: int = 200,
     round2_iterations: int = 150,
+    preflop_raises: int = 1,
     game: GameDef | None = None,
     log: Callable[[str], None] = print,
 ) -> Fig1Result:
-    """Run the experiment; returns the rows (a), (b) per K, (c) in mbb/g (deterministic: no sampling)."""
+    """Run the experiment; returns the rows (a), (b) per K, (c) in mbb/g (deterministic: no sampling).
+
+    ``preflop_raises`` caps raises in round 1 (1: the answer to the 0.75 open is fold or
+    call, then the flop; 2 lets player 0 re-raise, about 2.6 times the work).
+    """
     start = time.perf_counter()
     game = game or load_game("nlfh-small")
+    ABSTRACTION, WITH_075 = menus(preflop_raises)
     bb = game.big_blind
     abs_full = build_tree(game, ABSTRACTION)
     abs_dl = build_tree(game, ABSTRACTION, depth_limit=0)
