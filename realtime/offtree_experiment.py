@@ -148,10 +148,10 @@ def fig1(
     """
     start = time.perf_counter()
     game = game or load_game("nlfh-small")
-    ABSTRACTION, WITH_075 = menus(preflop_raises)
+    abstract_menu, eval_menu = menus(preflop_raises)
     bb = game.big_blind
-    abs_full = build_tree(game, ABSTRACTION)
-    abs_dl = build_tree(game, ABSTRACTION, depth_limit=0)
+    abs_full = build_tree(game, abstract_menu)
+    abs_dl = build_tree(game, abstract_menu, depth_limit=0)
     solver = Solver(abs_full, "dcfr")
     solver.run(blueprint_iterations)
     bp = solver.average_strategy()
@@ -159,7 +159,7 @@ def fig1(
     log(f"blueprint {{0.5, 1}}: {abs_full.num_nodes:,} nodes, {blueprint_iterations} DCFR iterations, "
         f"{bp_expl:.2f} mbb/g in its abstraction")
 
-    g_full = build_tree(game, WITH_075)
+    g_full = build_tree(game, eval_menu)
     full_solver = Solver(g_full, "dcfr")
     full_solver.run(full_iterations)
     sigma_c = full_solver.average_strategy()
@@ -192,11 +192,11 @@ def fig1(
 
     # (b) self-generated opponent continuations at the end of round 1, in the abstraction.
     kmax = max(k_values)
-    gen = self_generative(game, ABSTRACTION, bp, kmax, chooser=1, iterations=generate_iterations,
+    gen = self_generative(game, abstract_menu, bp, kmax, chooser=1, iterations=generate_iterations,
                           full_tree=abs_full, dl_tree=abs_dl,
                           progress=lambda i: log(f"  self-generated continuation {i}/{kmax}"))
     sub_root = root.apply(_label_action(mid))
-    sub = build_tree(game, WITH_075, root=sub_root, depth_limit=0)
+    sub = build_tree(game, eval_menu, root=sub_root, depth_limit=0)
     # Leaf mapping by position below the neighbouring sizes, values as pot fractions.
     cont = sub.continuation_leaves
     abs_leaf_of = {int(n): i for i, n in enumerate(abs_dl.leaf_nodes[abs_dl.continuation_leaves])}
@@ -233,7 +233,7 @@ def fig1(
             ranges = (reach[0][li].sum(axis=0), reach[1][li].sum(axis=0))
             if ranges[0].sum() <= 0 or ranges[1].sum() <= 0:
                 continue
-            t2 = build_tree(game, WITH_075, root=sub.leaf_states[int(li)])
+            t2 = build_tree(game, eval_menu, root=sub.leaf_states[int(li)])
             s2 = Solver(t2, "dcfr", ranges=ranges)
             s2.run(round2_iterations)
             sigma = embed_strategy(t2, s2.average_strategy(), g_full, sigma, players=(0,))
