@@ -12,8 +12,11 @@ response wins from player 0 beyond the game value, in mbb/g:
     K self-generated opponent continuations (K = 1 is the blueprint alone). Leaf values:
     the average of the value vectors of the two in-abstraction leaves with the same
     action sequence after a 0.5 or 1 pot bet, as fractions of the pot (section 6.1).
-    Round 2 is then solved per leaf, from the reaches of the depth-limited solution
-    (unsafe re-solving; the paper used safe subgame solving there);
+    Beyond the leaves player 0 plays as the depth-limited game assumed: the blueprint
+    of the two mapped leaves, mixed half and half (reach-weighted). The paper solved
+    round 2 with safe subgame solving instead (root gadgets arrive with the next issue);
+    ``resolve_round2`` adds rows (b') where round 2 is re-solved per leaf from the
+    depth-limited solution's reaches (unsafe re-solving);
 (c) the equilibrium of the abstraction that contains 0.75.
 
 Leaf mapping (appendix A): a leaf of the real subgame maps to the blueprint leaves
@@ -36,7 +39,7 @@ from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import PotFractionMenu, Solver, build_tree, uniform_strategy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import best_response_values
-from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy
+from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy, leaf_nodes_in_full_tree
 from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, SolverError
 from pokerbot.state import State
 
@@ -138,6 +141,7 @@ def fig1(
     generate_iterations: int = 200,
     round2_iterations: int = 150,
     preflop_raises: int = 1,
+    resolve_round2: bool = False,
     game: GameDef | None = None,
     log: Callable[[str], None] = print,
 ) -> Fig1Result:
@@ -212,6 +216,8 @@ def fig1(
     p1_root = p1_root.reshape(len(abs_labels), -1)
     opp_range = 0.5 * (p1_root[abs_labels.index(small)] + p1_root[abs_labels.index(big)])
     details: dict[str, float] = {}
+    abs_full_leaf = leaf_nodes_in_full_tree(abs_dl, abs_full)  # per abs_dl continuation leaf
+    g_chance = {(g_full.betting[int(g_full.template[n])], ()): int(n) for n in np.nonzero(g_full.kind == CHANCE)[0]}
     for k in k_values:
         tables = np.zeros((len(cont), 1, k) + sub.num_hands)
         for j in range(k):
@@ -223,8 +229,20 @@ def fig1(
         s.run(dl_iterations)
         avg = s.average_strategy()
         details[f"K={k} depth-limited exploitability"] = s.exploitability()
-        sigma = embed_strategy(sub, avg, g_full, base, players=(0,))
-        # Round 2 from the depth-limited solution's reaches at each leaf (unsafe re-solving).
+        sigma_dl = embed_strategy(sub, avg, g_full, base, players=(0,))
+        # Round 2, as the depth-limited game assumed: player 0 plays the blueprint beyond each leaf,
+        # the average of the two mapped leaves' continuations (reach-weighted, like the leaf values).
+        sigma = sigma_dl.copy()
+        for i, li in enumerate(cont):
+            dst = g_chance[(sub.betting[int(sub.template[sub.leaf_nodes[li]])], ())]
+            srcs = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
+            translation_mixture(abs_full, bp, srcs, g_full, dst, sigma)
+        rows.append((f"(b) depth-limited, K = {k}", expl0(sigma)))
+        log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
+        if not resolve_round2:
+            continue
+        # Round 2 re-solved from the depth-limited solution's reaches at each leaf (unsafe re-solving).
+        sigma = sigma_dl
         reach = [np.zeros((sub.num_leaves, s.layout.max_choices[p], sub.num_hands[p])) for p in range(2)]
         r = s._reach
         for p in range(2):
@@ -237,7 +255,7 @@ def fig1(
             s2 = Solver(t2, "dcfr", ranges=ranges)
             s2.run(round2_iterations)
             sigma = embed_strategy(t2, s2.average_strategy(), g_full, sigma, players=(0,))
-        rows.append((f"(b) depth-limited, K = {k}", expl0(sigma)))
+        rows.append((f"(b') depth-limited, K = {k}, round 2 re-solved (unsafe)", expl0(sigma)))
         log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
     rows.append(("(c) abstraction with 0.75", expl0(sigma_c)))
     log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
