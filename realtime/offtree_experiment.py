@@ -251,7 +251,7 @@ def fig1(
             ranges = (reach[0][li].sum(axis=0), reach[1][li].sum(axis=0))
             if ranges[0].sum() <= 0 or ranges[1].sum() <= 0:
                 continue
-            t2 = build_tree(game, eval_menu, root=sub.leaf_states[int(li)])
+            t2 = build_tree(game, eval_menu, root=sub.leaf_states[int(li)], deal_at_root=True)
             s2 = Solver(t2, "dcfr", ranges=ranges)
             s2.run(round2_iterations)
             sigma = embed_strategy(t2, s2.average_strategy(), g_full, sigma, players=(0,))

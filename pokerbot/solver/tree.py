@@ -384,12 +384,14 @@ def build_tree(
     root: State | None = None,
     hands: tuple[np.ndarray, np.ndarray] | None = None,
     depth_limit: int | None = None,
+    deal_at_root: bool = False,
 ) -> PublicTree:
     """The public tree of ``game`` from ``root`` (default: the start of a hand).
 
     ``root`` may be any unfinished state whose visible board cards are known
-    (a subgame), or a state at the start of a round whose cards are not dealt yet
-    (the tree then starts with that deal); hole cards in it are ignored. ``hands`` optionally gives each
+    (a subgame), or, with ``deal_at_root``, a state at the start of a round whose
+    cards are not dealt yet (the tree then starts with that deal); hole cards in it
+    are ignored. ``hands`` optionally gives each
     player's hand list (arrays (H, k) of cards); by default every combination
     of ``k`` cards that misses the root board.
 
@@ -418,13 +420,13 @@ def build_tree(
     last_round = game.num_rounds - 1 if depth_limit is None else min(game.num_rounds - 1, root.round + depth_limit)
     # A root at the start of a round whose cards are not dealt yet starts with that deal.
     deal_at_root = (
-        root.round > 0 and game.num_board_cards[root.round] > 0
+        deal_at_root and root.round > 0 and game.num_board_cards[root.round] > 0
         and len(root.visible_board) == game.board_cards_before(root.round)
     )
     if len(root.visible_board) != game.board_cards_through(root.round) and not deal_at_root:
         raise SolverError(
             f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards "
-            f"(or {game.board_cards_before(root.round)} before its deal), has {len(root.visible_board)}"
+            f"(or {game.board_cards_before(root.round)} with deal_at_root=True), has {len(root.visible_board)}"
         )
     root_board = _split_board(game, root)
     if deal_at_root:
