@@ -8,8 +8,10 @@ response wins from player 0 beyond the game value, in mbb/g:
 
 (a) **translation**: randomized pseudo-harmonic mapping of 0.75 to 0.5 / 1 (Ganzfried &
     Sandholm), i.e. the reach-weighted mixture of the blueprint's answers to both;
-(b) **depth-limited solving** after the 0.75 bet, to the end of round 1, with the first
-    K self-generated opponent continuations (K = 1 is the blueprint alone). Leaf values:
+(b) **depth-limited solving** of the subgame rooted just before the opponent's bet (appendix
+    A's nested solving: the opponent chooses among 0.5, 0.75 and 1), to the end of round 1,
+    with the first K self-generated opponent continuations (K = 1 is the blueprint alone);
+    player 0 answers the 0.75 bet with its solution. Leaf values:
     the average of the value vectors of the two in-abstraction leaves with the same
     action sequence after a 0.5 or 1 pot bet, as fractions of the pot (section 6.1).
     Beyond the leaves player 0 plays as the depth-limited game assumed: the blueprint
@@ -199,22 +201,28 @@ def fig1(
     gen = self_generative(game, abstract_menu, bp, kmax, chooser=1, iterations=generate_iterations,
                           full_tree=abs_full, dl_tree=abs_dl,
                           progress=lambda i: log(f"  self-generated continuation {i}/{kmax}"))
-    sub_root = root.apply(_label_action(mid))
-    sub = build_tree(game, eval_menu, root=sub_root, depth_limit=0)
-    # Leaf mapping by position below the neighbouring sizes, values as pot fractions.
+    # The subgame is rooted just before the opponent's bet (appendix A: nested solving), so the
+    # opponent chooses among the abstraction's sizes and the real one: at the start of the game here.
+    sub = build_tree(game, eval_menu, depth_limit=0)
+    # Leaf mapping: in-abstraction lines map to themselves; below the 0.75 bet, by position below the
+    # two neighbouring sizes (values averaged as pot fractions).
     cont = sub.continuation_leaves
+    cont_pos = {int(li): i for i, li in enumerate(cont)}
     abs_leaf_of = {int(n): i for i, n in enumerate(abs_dl.leaf_nodes[abs_dl.continuation_leaves])}
     mapping: list[list[int]] = [[] for _ in cont]
-    for lab in (small, big):
-        start_node = _child_by_label(abs_dl, 0, lab)
-        for x, y in match_subtrees(sub, 0, abs_dl, start_node):
-            if sub.kind[x] == LEAF and not sub.leaf_equity[sub.leaf_index[x]]:
-                mapping[list(cont).index(int(sub.leaf_index[x]))].append(abs_leaf_of[y])
+    for lab in sub.node_labels(0):
+        sources = [small, big] if lab == mid else [lab]
+        for src_lab in sources:
+            for x, y in match_subtrees(sub, _child_by_label(sub, 0, lab), abs_dl, _child_by_label(abs_dl, 0, src_lab)):
+                if sub.kind[x] == LEAF and not sub.leaf_equity[sub.leaf_index[x]]:
+                    mapping[cont_pos[int(sub.leaf_index[x])]].append(abs_leaf_of[y])
     abs_pots = [_pot(abs_dl.leaf_states[int(i)]) for i in abs_dl.continuation_leaves]
     sub_pots = [_pot(sub.leaf_states[int(i)]) for i in cont]
-    p1_root = bp[int(abs_full.slot[0]) : int(abs_full.slot[0]) + len(abs_labels) * abs_full.num_hands[1]]
-    p1_root = p1_root.reshape(len(abs_labels), -1)
-    opp_range = 0.5 * (p1_root[abs_labels.index(small)] + p1_root[abs_labels.index(big)])
+    under_mid = np.array([g_full.betting[int(g_full.template[n])].startswith(mid) for n in range(g_full.num_nodes)])
+    p0_mid_slots = np.zeros(g_full.num_slots, dtype=bool)
+    for n in g_full.decision_nodes[0]:
+        if under_mid[n]:
+            p0_mid_slots[int(g_full.slot[n]) : int(g_full.slot[n]) + int(g_full.num_children[n]) * g_full.num_hands[0]] = True
     details: dict[str, float] = {}
     abs_full_leaf = leaf_nodes_in_full_tree(abs_dl, abs_full)  # per abs_dl continuation leaf
     g_chance = {(g_full.betting[int(g_full.template[n])], ()): int(n) for n in np.nonzero(g_full.kind == CHANCE)[0]}
@@ -225,15 +233,18 @@ def fig1(
             for i, srcs in enumerate(mapping):
                 tables[i, 0, j] = sub_pots[i] * np.mean([t[s] / abs_pots[s] for s in srcs], axis=0)
         ev = PairTableEvaluator(tables)
-        s = Solver(sub, "dcfr", ranges=(np.ones(sub.num_hands[0]), opp_range), leaves=ev)
+        s = Solver(sub, "dcfr", leaves=ev)
         s.run(dl_iterations)
         avg = s.average_strategy()
         details[f"K={k} depth-limited exploitability"] = s.exploitability()
-        sigma_dl = embed_strategy(sub, avg, g_full, base, players=(0,))
+        # Player 0 answers the 0.75 bet with the depth-limited solution; elsewhere it keeps the blueprint.
+        sigma_dl = np.where(p0_mid_slots, embed_strategy(sub, avg, g_full, base, players=(0,)), base)
         # Round 2, as the depth-limited game assumed: player 0 plays the blueprint beyond each leaf,
         # the average of the two mapped leaves' continuations (reach-weighted, like the leaf values).
         sigma = sigma_dl.copy()
         for i, li in enumerate(cont):
+            if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
+                continue
             dst = g_chance[(sub.betting[int(sub.template[sub.leaf_nodes[li]])], ())]
             srcs = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
             translation_mixture(abs_full, bp, srcs, g_full, dst, sigma)
@@ -248,6 +259,8 @@ def fig1(
         for p in range(2):
             K.reach_at_leaves(p, 0, r[p], s.layout.bundle, sub.valid[p], avg, reach[p])
         for li in cont:
+            if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
+                continue
             ranges = (reach[0][li].sum(axis=0), reach[1][li].sum(axis=0))
             if ranges[0].sum() <= 0 or ranges[1].sum() <= 0:
                 continue
