@@ -107,6 +107,9 @@ class GeneratedSet:
     strategies: list[np.ndarray]
     penalties: list[float]
     chooser: int
+    #: Per strategy: the pair tables ``(leaves, H0, H1)`` of player 0's payoff at the depth-limited
+    #: tree's continuation leaves (the other seat on the blueprint), penalty included.
+    tables: list[np.ndarray]
 
 
 def self_generative(
@@ -176,7 +179,7 @@ def self_generative(
         tables.append(table(br, penalty))
         if progress is not None:
             progress(len(strategies))
-    return GeneratedSet(strategies, penalties, chooser)
+    return GeneratedSet(strategies, penalties, chooser, tables)
 
 
 # --- storage -------------------------------------------------------------------------------
