@@ -6,6 +6,9 @@
   dict (``{infoset key: {label: prob}}``) exactly.
 - :func:`save_policy` / :func:`load_policy` read and write the text format of
   :mod:`pokerbot.solver.strategy_io`.
+- Depth-limited trees (``build_tree(..., depth_limit=N)``) end in leaves whose
+  values come from a :class:`LeafEvaluator` (``Solver(tree, leaves=...)``); see
+  :mod:`pokerbot.solver.leaves` and ``docs/depth-limited.md``.
 
 The numba kernels (:mod:`pokerbot.solver.kernels`) see only flat arrays; the
 poker part is :mod:`pokerbot.solver.tree` (tree building from a
@@ -27,6 +30,7 @@ from functools import lru_cache
 
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver.best_response import (
+    best_response_strategy,
     best_response_values,
     counterfactual_values,
     expected_value,
@@ -35,6 +39,7 @@ from pokerbot.solver.best_response import (
     uniform_strategy,
 )
 from pokerbot.solver.cfr import ALGORITHMS, SolveResult, Solver, solve
+from pokerbot.solver.leaves import LeafEvaluator, leaf_layout
 from pokerbot.solver.policy import canonical_key, policy_to_strategy, strategy_to_policy
 from pokerbot.solver.strategy_io import load_policy, read_policy, save_policy, save_strategy
 from pokerbot.solver.tree import (
@@ -56,10 +61,12 @@ __all__ = [
     "BetMenu",
     "DEFAULT_NOLIMIT_MENU",
     "PotFractionMenu",
+    "LeafEvaluator",
     "PublicTree",
     "SolveResult",
     "Solver",
     "SolverError",
+    "best_response_strategy",
     "best_response_values",
     "build_tree",
     "canonical_key",
@@ -68,6 +75,7 @@ __all__ = [
     "expected_value",
     "exploitability",
     "game_tree",
+    "leaf_layout",
     "limit_menu",
     "load_policy",
     "menu_from_spec",

@@ -22,15 +22,23 @@ from __future__ import annotations
 import numpy as np
 
 from pokerbot.solver import kernels as K
+from pokerbot.solver.leaves import LeafEvaluator, LeafLayout, leaf_layout
 from pokerbot.solver.tree import PublicTree, SolverError
 
 
-def uniform_strategy(tree: PublicTree) -> np.ndarray:
-    """The strategy array that plays every menu action with equal probability."""
-    out = np.empty(tree.num_slots)
+def uniform_strategy(tree: PublicTree, leaves: LeafEvaluator | None = None) -> np.ndarray:
+    """The strategy array that plays every menu action (and every leaf option) with equal probability."""
+    layout = leaf_layout(tree, leaves)
+    out = np.empty(layout.num_slots)
     for p in range(2):
-        K.normalize(tree.decision_nodes[p], tree.num_children, tree.slot, tree.num_hands[p], np.zeros(tree.num_slots), out)
+        normalize_blocks(layout, p, np.zeros(layout.num_slots), out)
     return out
+
+
+def normalize_blocks(layout: LeafLayout, p: int, ssum: np.ndarray, out: np.ndarray) -> None:
+    """Player ``p``'s average strategy (decisions and leaf choices) from strategy sums, into ``out``."""
+    off, size = layout.blocks[p]
+    K.normalize(np.arange(off.shape[0]), size, off, layout.tree.num_hands[p], ssum, out)
 
 
 def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -50,11 +58,10 @@ def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None =
     return out[0], out[1]
 
 
-def _args(tree: PublicTree, trav: int) -> tuple:
+def _perspective(tree: PublicTree, trav: int) -> tuple:
+    """The kernels' hand bundle ``P`` from ``trav``'s side."""
     o = 1 - trav
     return (
-        tree.kind, tree.player, tree.first_child, tree.num_children, tree.slot, tree.board, tree.amount,
-        tree.sd_row, tree.chance_weight,
         tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o],
         tree.sd_order[trav], tree.sd_strength[trav], tree.sd_order[o], tree.sd_strength[o],
         tree.sd_cards[trav], tree.sd_cards[o],
@@ -62,38 +69,77 @@ def _args(tree: PublicTree, trav: int) -> tuple:
 
 
 _EMPTY = np.zeros(0)
+_NO_LEAVES = np.zeros((0, 1, 1))
+_EVAL_OPTS = (1.0, 1.0, 1.0, False, False)
 
 
-def _work(tree: PublicTree, trav: int) -> tuple:
-    """Per-depth work buffers of the traversal kernel for ``trav`` (cached on the tree)."""
+def _work(tree: PublicTree, trav: int, max_choices: int = 1) -> tuple:
+    """Per-depth work buffers ``W`` of the traversal kernel for ``trav`` (cached on the tree)."""
     cache = tree.__dict__.setdefault("_work_cache", {})
-    if trav not in cache:
+    key = (trav, max_choices)
+    if key not in cache:
         depth = int(K.tree_depth(tree.first_child, tree.num_children)) + 1
         dec = tree.kind == K.DECISION
-        max_actions = int(tree.num_children[dec].max()) if dec.any() else 1
+        max_actions = max(int(tree.num_children[dec].max()) if dec.any() else 1, max_choices)
         nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
-        cache[trav] = (
+        cache[key] = (
             np.zeros((depth, nt)), np.zeros((depth, no)), np.zeros((depth, nt)),
             np.zeros((depth, max_actions, nt)), np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.int64),
             np.zeros(52),
         )
-    return cache[trav]
+    return cache[key]
 
 
-def _run(tree: PublicTree, trav: int, r: tuple[np.ndarray, np.ndarray], mode: int, strat: np.ndarray) -> np.ndarray:
-    out = K.traverse(trav, r[trav], r[1 - trav], mode, *_args(tree, trav), _EMPTY, _EMPTY, strat, 1.0, 1.0, 1.0, False, False, *_work(tree, trav))
+def leaf_values_for(layout: LeafLayout, trav: int, r: tuple[np.ndarray, np.ndarray], strat: np.ndarray) -> np.ndarray:
+    """``LV`` for a pass of ``trav``: the opponent's reach at every leaf (split by its leaf
+    choice under ``strat``) through the leaf evaluator (and the equity tables)."""
+    tree = layout.tree
+    if tree.num_leaves == 0:
+        return _NO_LEAVES
+    o = 1 - trav
+    reach = np.zeros((tree.num_leaves, layout.max_choices[o], tree.num_hands[o]))
+    K.reach_at_leaves(o, 0, r[o], layout.bundle, tree.valid[o], strat, reach)
+    return layout.leaf_values(trav, reach)
+
+
+def _run(
+    tree: PublicTree, trav: int, r: tuple[np.ndarray, np.ndarray], mode: int, strat: np.ndarray,
+    layout: LeafLayout, br_out: np.ndarray = _EMPTY,
+) -> np.ndarray:
+    lv = leaf_values_for(layout, trav, r, strat)
+    out = K.traverse(trav, 0, r[trav], r[1 - trav], mode, layout.bundle, _perspective(tree, trav), _EMPTY, _EMPTY, strat,
+                     _EVAL_OPTS, lv, br_out, _work(tree, trav, layout.max_choices[trav]))
     return out.copy()
 
 
 def counterfactual_values(
     tree: PublicTree, strat: np.ndarray, trav: int, ranges: tuple[np.ndarray, np.ndarray] | None = None,
-    best_response: bool = False,
+    best_response: bool = False, leaves: LeafEvaluator | None = None,
 ) -> np.ndarray:
-    """Root counterfactual values of ``trav``'s hands (under ``strat``, or best-responding to it)."""
+    """Root counterfactual values of ``trav``'s hands (under ``strat``, or best-responding to it).
+
+    In a depth-limited tree ``leaves`` values the continuation leaves and the best
+    response includes ``trav``'s leaf choice.
+    """
     r = root_ranges(tree, ranges)
     mode = K.MODE_BR if best_response else K.MODE_EVAL
-    _check(tree, strat)
-    return _run(tree, trav, r, mode, strat)
+    layout = _check(tree, strat, leaves)
+    return _run(tree, trav, r, mode, strat, layout)
+
+
+def best_response_strategy(
+    tree: PublicTree, strat: np.ndarray, player: int, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    leaves: LeafEvaluator | None = None,
+) -> np.ndarray:
+    """``strat`` with ``player``'s part replaced by a pure best response to the other player's part.
+
+    Hands at nodes where every action has the same value (e.g. nodes the opponent
+    never reaches) keep ``strat``'s probabilities.
+    """
+    layout = _check(tree, strat, leaves)
+    out = strat.copy()
+    _run(tree, player, root_ranges(tree, ranges), K.MODE_BR, strat, layout, out)
+    return out
 
 
 def _norm(tree: PublicTree, r: tuple[np.ndarray, np.ndarray]) -> float:
@@ -106,38 +152,51 @@ def _norm(tree: PublicTree, r: tuple[np.ndarray, np.ndarray]) -> float:
 
 
 def best_response_values(
-    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None
+    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    leaves: LeafEvaluator | None = None,
 ) -> tuple[float, float]:
-    """(BR0, BR1): chips won per hand by each seat best-responding to the other's part of ``strat``."""
-    _check(tree, strat)
+    """(BR0, BR1): chips won per hand by each seat best-responding to the other's part of ``strat``
+    (in a depth-limited tree, leaf choices included)."""
+    layout = _check(tree, strat, leaves)
     r = root_ranges(tree, ranges)
     norm = _norm(tree, r)
     out = []
     for p in range(2):
-        v = _run(tree, p, r, K.MODE_BR, strat)
+        v = _run(tree, p, r, K.MODE_BR, strat, layout)
         out.append(float(np.dot(r[p], v)) / norm)
     return out[0], out[1]
 
 
-def expected_value(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+def expected_value(
+    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    leaves: LeafEvaluator | None = None,
+) -> float:
     """Chips per hand won by player 0 when both play ``strat``."""
-    _check(tree, strat)
+    layout = _check(tree, strat, leaves)
     r = root_ranges(tree, ranges)
-    v = _run(tree, 0, r, K.MODE_EVAL, strat)
+    v = _run(tree, 0, r, K.MODE_EVAL, strat, layout)
     return float(np.dot(r[0], v)) / _norm(tree, r)
 
 
-def nash_conv(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
+def nash_conv(
+    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    leaves: LeafEvaluator | None = None,
+) -> float:
     """BR0 + BR1 in chips (zero at a Nash equilibrium)."""
-    b0, b1 = best_response_values(tree, strat, ranges)
+    b0, b1 = best_response_values(tree, strat, ranges, leaves)
     return b0 + b1
 
 
-def exploitability(tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None) -> float:
-    """(BR0 + BR1) / 2 in mbb/g: ``1000 * chips / big blind``."""
-    return 1000.0 * nash_conv(tree, strat, ranges) / 2.0 / tree.game.big_blind
+def exploitability(
+    tree: PublicTree, strat: np.ndarray, ranges: tuple[np.ndarray, np.ndarray] | None = None,
+    leaves: LeafEvaluator | None = None,
+) -> float:
+    """(BR0 + BR1) / 2 in mbb/g: ``1000 * chips / big blind`` (inside the depth-limited game if ``leaves``)."""
+    return 1000.0 * nash_conv(tree, strat, ranges, leaves) / 2.0 / tree.game.big_blind
 
 
-def _check(tree: PublicTree, strat: np.ndarray) -> None:
-    if not isinstance(strat, np.ndarray) or strat.shape != (tree.num_slots,) or strat.dtype != np.float64:
-        raise SolverError(f"a strategy array for this tree is float64 of shape ({tree.num_slots},)")
+def _check(tree: PublicTree, strat: np.ndarray, leaves: LeafEvaluator | None = None) -> LeafLayout:
+    layout = leaf_layout(tree, leaves)
+    if not isinstance(strat, np.ndarray) or strat.shape != (layout.num_slots,) or strat.dtype != np.float64:
+        raise SolverError(f"a strategy array for this tree is float64 of shape ({layout.num_slots},)")
+    return layout

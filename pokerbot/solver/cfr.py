@@ -41,12 +41,17 @@ import numpy as np
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import (
+    _EMPTY,
+    _perspective,
     _work,
     best_response_values,
     expected_value,
     exploitability,
+    leaf_values_for,
+    normalize_blocks,
     root_ranges,
 )
+from pokerbot.solver.leaves import LeafEvaluator, leaf_layout
 from pokerbot.solver.tree import BetMenu, PublicTree, SolverError, build_tree
 from pokerbot.state import State
 
@@ -57,6 +62,10 @@ _ALG_CODE = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFR_PLUS, "lcfr": K.ALG_LCFR, "dcfr
 
 class Solver:
     """A CFR-family solver over a :class:`PublicTree`, optionally from given root ranges.
+
+    A depth-limited tree needs ``leaves``, the :class:`~pokerbot.solver.leaves.LeafEvaluator`
+    of its continuation leaves; the leaf choices are then part of the strategy array
+    (after the tree's decision slots) and of every exploitability figure.
 
     >>> from pokerbot.gamedef import load_game
     >>> from pokerbot.solver.tree import build_tree
@@ -77,6 +86,7 @@ class Solver:
         beta: float = 0.0,
         gamma: float | None = None,
         ranges: tuple[np.ndarray, np.ndarray] | None = None,
+        leaves: LeafEvaluator | None = None,
     ) -> None:
         algorithm = algorithm.lower()
         if algorithm not in ALGORITHMS:
@@ -98,19 +108,28 @@ class Solver:
             raise SolverError(f"averaging exponent must be >= 0, got {g}")
         self.gamma = g
         self.ranges = ranges
+        self.leaves = leaves
+        self.layout = leaf_layout(tree, leaves)
         self._reach = root_ranges(tree, ranges)
-        self.regret = np.zeros(tree.num_slots)
-        self.ssum = np.zeros(tree.num_slots)
-        self.strat = np.empty(tree.num_slots)
+        n = self.layout.num_slots
+        self.regret = np.zeros(n)
+        self.ssum = np.zeros(n)
+        self.strat = np.empty(n)
         for p in range(2):
             self.update_current_strategy(p)
         self.iteration = 0
-        self._work = (_work(tree, 0), _work(tree, 1))
+        self._work = (_work(tree, 0, self.layout.max_choices[0]), _work(tree, 1, self.layout.max_choices[1]))
+        self._persp = (_perspective(tree, 0), _perspective(tree, 1))
+
+    @property
+    def num_slots(self) -> int:
+        """Length of the strategy arrays (decision slots, then leaf-choice blocks)."""
+        return self.layout.num_slots
 
     def update_current_strategy(self, p: int) -> None:
         """Recompute player ``p``'s current strategy from its regrets (after editing ``self.regret``)."""
-        t = self.tree
-        K.regret_match(t.decision_nodes[p], t.num_children, t.slot, t.num_hands[p], self.regret, self.strat)
+        off, size = self.layout.blocks[p]
+        K.regret_match(np.arange(off.shape[0]), size, off, self.tree.num_hands[p], self.regret, self.strat)
 
     def discount_factors(self, t: int) -> tuple[float, float, float, bool]:
         """Iteration ``t``'s factors on positive regrets, negative regrets and the strategy sum, and
@@ -119,19 +138,30 @@ class Solver:
 
     def iterate(self, count: int) -> None:
         """Run ``count`` iterations in one compiled call (both players update once per iteration)."""
-        t = self.tree
         r = self._reach
-        w0, w1 = self._work
-        K.run_iterations(
-            self.iteration, int(count), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma, self.alternating,
-            r[0], r[1],
-            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
-            t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
-            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
-            t.decision_nodes[0], t.decision_nodes[1], self.regret, self.ssum, self.strat,
-            w0[0], w0[1], w0[2], w0[3], w1[0], w1[1], w1[2], w1[3], w0[4], w0[5], w0[6],
-        )
-        self.iteration += int(count)
+        lay = self.layout
+        alg = _ALG_CODE[self.algorithm]
+        if self.tree.num_leaves == 0:
+            K.run_iterations(
+                self.iteration, int(count), alg, self.alpha, self.beta, self.gamma, self.alternating,
+                r[0], r[1], lay.bundle, self._persp[0], self._persp[1], lay.blocks[0], lay.blocks[1],
+                self.regret, self.ssum, self.strat, self._work[0], self._work[1],
+            )
+            self.iteration += int(count)
+            return
+        # With leaves each pass first asks the leaf evaluator (outside numba) for the leaf values.
+        for _ in range(int(count)):
+            t = self.iteration + 1
+            dpos, dneg, davg, clip = K.iteration_factors(float(t), alg, self.alpha, self.beta, self.gamma)
+            opts = (dpos, dneg, davg, clip, self.alternating)
+            for p in range(2):
+                lv = leaf_values_for(lay, p, r, self.strat)
+                K.traverse(p, 0, r[p], r[1 - p], K.MODE_CFR, lay.bundle, self._persp[p], self.regret, self.ssum,
+                           self.strat, opts, lv, _EMPTY, self._work[p])
+            if not self.alternating:
+                for p in range(2):
+                    self.update_current_strategy(p)
+            self.iteration = t
 
     def step(self) -> None:
         """One iteration (both players update once)."""
@@ -220,17 +250,16 @@ class Solver:
         if fp != self._fingerprint():
             raise CheckpointError(f"checkpoint {os.fspath(path)!r} was written for another game, menu or algorithm")
         for k, a in arrays.items():
-            if a.shape != (self.tree.num_slots,) or a.dtype != np.float64:
+            if a.shape != (self.layout.num_slots,) or a.dtype != np.float64:
                 raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape}")
         self.regret, self.ssum, self.strat = arrays["regret"], arrays["ssum"], arrays["strat"]
         self.iteration = iteration
 
     def average_strategy(self) -> np.ndarray:
         """The average strategy (the one that converges) as a strategy array."""
-        t = self.tree
-        out = np.empty(t.num_slots)
+        out = np.empty(self.layout.num_slots)
         for p in range(2):
-            K.normalize(t.decision_nodes[p], t.num_children, t.slot, t.num_hands[p], self.ssum, out)
+            normalize_blocks(self.layout, p, self.ssum, out)
         return out
 
     def current_strategy(self) -> np.ndarray:
@@ -238,20 +267,20 @@ class Solver:
 
     def exploitability(self) -> float:
         """Exploitability of the average strategy in mbb/g (exact)."""
-        return exploitability(self.tree, self.average_strategy(), self.ranges)
+        return exploitability(self.tree, self.average_strategy(), self.ranges, self.leaves)
 
     def best_response_values(self) -> tuple[float, float]:
-        return best_response_values(self.tree, self.average_strategy(), self.ranges)
+        return best_response_values(self.tree, self.average_strategy(), self.ranges, self.leaves)
 
     def value(self) -> float:
         """Chips per hand for player 0 when both play the average strategy."""
-        return expected_value(self.tree, self.average_strategy(), self.ranges)
+        return expected_value(self.tree, self.average_strategy(), self.ranges, self.leaves)
 
     def root_values(self, player: int) -> np.ndarray:
         """Counterfactual values of ``player``'s hands at the root under the average strategy."""
         from pokerbot.solver.best_response import counterfactual_values
 
-        return counterfactual_values(self.tree, self.average_strategy(), player, self.ranges)
+        return counterfactual_values(self.tree, self.average_strategy(), player, self.ranges, leaves=self.leaves)
 
 
 @dataclass
@@ -276,12 +305,12 @@ class SolveResult:
 
     def exploitability(self) -> float:
         """Exploitability of the average strategy in mbb/g."""
-        return exploitability(self.tree, self.strategy, self.solver.ranges)
+        return exploitability(self.tree, self.strategy, self.solver.ranges, self.solver.leaves)
 
     @property
     def value(self) -> float:
         """Chips per hand for player 0 under the average strategy."""
-        return expected_value(self.tree, self.strategy, self.solver.ranges)
+        return expected_value(self.tree, self.strategy, self.solver.ranges, self.solver.leaves)
 
 
 def solve(

@@ -13,6 +13,12 @@ starting at ``slot[n]``.
 Modes of :func:`traverse`: ``MODE_CFR`` (update regrets and average-strategy
 sums of the traverser), ``MODE_BR`` (best response of the traverser: max over
 actions per hand), ``MODE_EVAL`` (values of the traverser under ``strat``).
+
+Depth-limited trees add ``LEAF`` nodes. At a leaf each player picks one of its
+continuation options per hand (a choice block in the strategy array, like a
+decision node's); the traverser's value of each option comes in the ``LV`` array,
+computed before the pass from the opponent's reach at every leaf
+(:func:`reach_at_leaves`) by a leaf evaluator outside the kernels.
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ DECISION = 0
 CHANCE = 1
 FOLD_NODE = 2
 SHOWDOWN = 3
+LEAF = 4
 
 MODE_CFR = 0
 MODE_BR = 1
@@ -144,28 +151,102 @@ def tree_depth(first_child, num_children):
 
 
 @njit(cache=True, fastmath=True)
-def traverse(
-    trav, reach_t, reach_o, mode,
-    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    t_cards, o_cards, t_same, t_valid, o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc,
-    regret, ssum, strat, dpos, dneg, sdisc, clip, match_inline,
-    RT, RO, OUT, VALS, NODE, CHILD, CS,
-):
-    """Counterfactual values (per traverser hand) at the root; see the module docstring.
+def _finish_choice(mode, off, nc, nt, vals, out, rt, regret, ssum, strat, opts, br_out):
+    """Value of a choice of the traverser (a decision node or a leaf's continuation choice).
 
-    A depth-first walk with an explicit stack; ``RT``/``RO``/``OUT`` (depth+1, H)
-    and ``VALS`` (depth+1, max actions, H_t) are per-depth work buffers,
-    ``NODE``/``CHILD`` the stack, ``CS`` a 52-float buffer. Returns ``OUT[0]``.
-    With ``match_inline`` (MODE_CFR, alternating updates) each traverser node's
-    current strategy is recomputed from its new regrets as soon as it is updated.
+    ``vals`` (>= nc, nt) holds the value of each option; ``out`` receives the
+    node's value; in MODE_CFR the regrets and strategy sums at ``off`` are updated.
     """
+    dpos, dneg, sdisc, clip, match_inline = opts
+    if mode == MODE_BR:
+        record = br_out.shape[0] > 0
+        for h in range(nt):
+            best = vals[0, h]
+            worst = best
+            arg = 0
+            for a in range(1, nc):
+                if vals[a, h] > best:
+                    best = vals[a, h]
+                    arg = a
+                if vals[a, h] < worst:
+                    worst = vals[a, h]
+            out[h] = best
+            # Record only where the options differ (unreached hands keep br_out's initial values).
+            if record and best > worst:
+                for a in range(nc):
+                    br_out[off + a * nt + h] = 1.0 if a == arg else 0.0
+        return
+    for h in range(nt):
+        out[h] = 0.0
+    for a in range(nc):
+        base = off + a * nt
+        for h in range(nt):
+            out[h] += strat[base + h] * vals[a, h]
+    if mode != MODE_CFR:
+        return
+    for a in range(nc):
+        base = off + a * nt
+        for h in range(nt):
+            i = base + h
+            r = regret[i]
+            if r > 0.0:
+                r *= dpos
+            else:
+                r *= dneg
+            r += vals[a, h] - out[h]
+            if clip and r < 0.0:
+                r = 0.0
+            regret[i] = r
+            ssum[i] = ssum[i] * sdisc + rt[h] * strat[i]
+    if match_inline:
+        # Regret matching right away (alternating updates: nothing reads it this pass).
+        for h in range(nt):
+            tot = 0.0
+            for a in range(nc):
+                r = regret[off + a * nt + h]
+                if r > 0.0:
+                    tot += r
+            for a in range(nc):
+                i = off + a * nt + h
+                if tot > 0.0:
+                    r = regret[i]
+                    strat[i] = r / tot if r > 0.0 else 0.0
+                else:
+                    strat[i] = 1.0 / nc
+
+
+@njit(cache=True, fastmath=True)
+def traverse(trav, root, reach_t, reach_o, mode, T, P, regret, ssum, strat, opts, LV, br_out, W):
+    """Counterfactual values (per traverser hand) at node ``root``; see the module docstring.
+
+    Bundles (tuples of arrays, built by :mod:`pokerbot.solver.best_response`):
+
+    * ``T`` the tree: ``(kind, player, first_child, num_children, slot, board, amount,
+      sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk)``; ``leaf_slot[l, p]`` is the
+      offset of player ``p``'s ``leaf_nk[l, p] x H_p`` choice block of leaf ``l``;
+    * ``P`` the hands from the traverser's side: ``(t_cards, o_cards, t_same, t_valid,
+      o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc)``;
+    * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip, match_inline)``;
+    * ``W`` work buffers: ``RT``/``RO``/``OUT`` (depth+1, H), ``VALS`` (depth+1, max
+      options, H_t), the stack ``NODE``/``CHILD``, ``CS`` (52 floats).
+
+    ``LV`` (leaves, options, H_t) holds the traverser's value of each of its options at
+    each leaf, already summed over the opponent's reach and leaf choice (see
+    :func:`reach_at_leaves`). In MODE_BR a non-empty ``br_out`` (strategy-sized) receives
+    the best response (one-hot per hand). With ``match_inline`` (MODE_CFR, alternating
+    updates) each traverser node's current strategy is recomputed from its new regrets
+    as soon as it is updated. Returns ``OUT[0]``.
+    """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
+    t_cards, o_cards, t_same, t_valid, o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc = P
+    RT, RO, OUT, VALS, NODE, CHILD, CS = W
     nt = reach_t.shape[0]
     no = reach_o.shape[0]
     for h in range(nt):
         RT[0, h] = reach_t[h]
     for h in range(no):
         RO[0, h] = reach_o[h]
-    NODE[0] = 0
+    NODE[0] = root
     CHILD[0] = -1
     d = 0
     while d >= 0:
@@ -183,6 +264,15 @@ def traverse(
                 showdown_into(
                     OUT[d], RO[d], t_sdc[row], o_sdc[row], t_order[row], t_str[row], o_order[row], o_str[row], amount[n], CS
                 )
+                d -= 1
+                continue
+            if kd == LEAF:
+                li = leaf_index[n]
+                nk = leaf_nk[li, trav]
+                for k in range(nk):
+                    for h in range(nt):
+                        VALS[d, k, h] = LV[li, k, h]
+                _finish_choice(mode, leaf_slot[li, trav], nk, nt, VALS[d], OUT[d], RT[d], regret, ssum, strat, opts, br_out)
                 d -= 1
                 continue
             for h in range(nt):
@@ -252,55 +342,116 @@ def traverse(
             for h in range(nt):
                 OUT[d, h] *= w
         elif player[n] == trav:
-            off = slot[n]
-            if mode == MODE_BR:
-                for h in range(nt):
-                    best = VALS[d, 0, h]
-                    for a in range(1, nc):
-                        if VALS[d, a, h] > best:
-                            best = VALS[d, a, h]
-                    OUT[d, h] = best
-            else:
-                for a in range(nc):
-                    base = off + a * nt
-                    for h in range(nt):
-                        OUT[d, h] += strat[base + h] * VALS[d, a, h]
-                if mode == MODE_CFR:
-                    for a in range(nc):
-                        base = off + a * nt
-                        for h in range(nt):
-                            i = base + h
-                            r = regret[i]
-                            if r > 0.0:
-                                r *= dpos
-                            else:
-                                r *= dneg
-                            r += VALS[d, a, h] - OUT[d, h]
-                            if clip and r < 0.0:
-                                r = 0.0
-                            regret[i] = r
-                            ssum[i] = ssum[i] * sdisc + RT[d, h] * strat[i]
-                    if match_inline:
-                        # Regret matching right away (alternating updates: nothing reads it this pass).
-                        tot = VALS[d, 0]
-                        for h in range(nt):
-                            tot[h] = 0.0
-                        for a in range(nc):
-                            base = off + a * nt
-                            for h in range(nt):
-                                r = regret[base + h]
-                                if r > 0.0:
-                                    tot[h] += r
-                        for a in range(nc):
-                            base = off + a * nt
-                            for h in range(nt):
-                                r = regret[base + h]
-                                if tot[h] > 0.0:
-                                    strat[base + h] = r / tot[h] if r > 0.0 else 0.0
-                                else:
-                                    strat[base + h] = 1.0 / nc
+            _finish_choice(mode, slot[n], nc, nt, VALS[d], OUT[d], RT[d], regret, ssum, strat, opts, br_out)
         d -= 1
     return OUT[0]
+
+
+@njit(cache=True)
+def reach_at_leaves(p, root, reach, T, valid, strat, out):
+    """Player ``p``'s reach at every leaf below ``root``, split by its leaf choice.
+
+    ``out[l, k, h]`` = reach of hand ``h`` at leaf ``l`` x probability that ``h``
+    picks continuation ``k`` there (``strat`` at ``leaf_slot[l, p]``); zero at
+    leaves no hand reaches. The walk skips subtrees ``p`` does not reach.
+    """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
+    nh = reach.shape[0]
+    out[:] = 0.0
+    n_nodes = kind.shape[0]
+    # Explicit stack of (node, reach row); children follow their parent in the arrays.
+    stack_node = np.empty(n_nodes if n_nodes < 4096 else 4096, dtype=np.int64)
+    R = np.empty((stack_node.shape[0], nh))
+    stack_node[0] = root
+    for h in range(nh):
+        R[0, h] = reach[h]
+    top = 1
+    while top > 0:
+        top -= 1
+        n = stack_node[top]
+        kd = kind[n]
+        if kd == LEAF:
+            li = leaf_index[n]
+            off = leaf_slot[li, p]
+            for k in range(leaf_nk[li, p]):
+                for h in range(nh):
+                    out[li, k, h] = R[top, h] * strat[off + k * nh + h]
+            continue
+        if kd != DECISION and kd != CHANCE:
+            continue
+        nc = num_children[n]
+        first = first_child[n]
+        row = top
+        if top + nc > stack_node.shape[0]:
+            grow = np.empty((2 * (top + nc), nh))
+            grow[:top + 1] = R[:top + 1]
+            R = grow
+            gn = np.empty(2 * (top + nc), dtype=np.int64)
+            gn[:top + 1] = stack_node[:top + 1]
+            stack_node = gn
+        # Copy the parent's reach out of the slot the children overwrite.
+        parent = R[row].copy()
+        for c in range(nc - 1, -1, -1):
+            child = first + c
+            any_r = False
+            if kd == CHANCE:
+                v = valid[board[child]]
+                for h in range(nh):
+                    x = parent[h] * v[h]
+                    R[top, h] = x
+                    if x != 0.0:
+                        any_r = True
+            elif player[n] == p:
+                base = slot[n] + c * nh
+                for h in range(nh):
+                    x = parent[h] * strat[base + h]
+                    R[top, h] = x
+                    if x != 0.0:
+                        any_r = True
+            else:
+                for h in range(nh):
+                    x = parent[h]
+                    R[top, h] = x
+                    if x != 0.0:
+                        any_r = True
+            if any_r:
+                stack_node[top] = child
+                top += 1
+
+
+@njit(cache=True, fastmath=True)
+def equity_matrix(hands0, hands1, strengths0, strengths1, valid0, valid1, out):
+    """``out[i, j]`` += (runouts hand0 ``i`` wins - runouts it loses to hand1 ``j``), hands disjoint.
+
+    ``strengths*`` (runouts, H) are showdown strengths per runout (-1 where the hand
+    is blocked by the runout); ``valid*`` the hands missing the board before it.
+    """
+    nr = strengths0.shape[0]
+    n0 = hands0.shape[0]
+    n1 = hands1.shape[0]
+    k = hands0.shape[1]
+    for r in range(nr):
+        s0 = strengths0[r]
+        s1 = strengths1[r]
+        for i in range(n0):
+            a = s0[i]
+            if a < 0:
+                continue
+            row = out[i]
+            for j in range(n1):
+                b = s1[j]
+                if b >= 0:
+                    if a > b:
+                        row[j] += 1.0
+                    elif a < b:
+                        row[j] -= 1.0
+    # Hands sharing a card never meet.
+    for i in range(n0):
+        for j in range(n1):
+            for x in range(k):
+                for y in range(k):
+                    if hands0[i, x] == hands1[j, y]:
+                        out[i, j] = 0.0
 
 
 @njit(cache=True, fastmath=True)
@@ -370,34 +521,23 @@ def iteration_factors(t, alg, alpha, beta, gamma):
 
 
 @njit(cache=True)
-def run_iterations(
-    t_start, count, alg, alpha, beta, gamma, alternating,
-    reach0, reach1,
-    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-    dec0, dec1, regret, ssum, strat,
-    RT0, RO0, OUT0, VALS0, RT1, RO1, OUT1, VALS1, NODE, CHILD, CS,
-):
-    """Iterations ``t_start + 1 .. t_start + count`` of a CFR-family algorithm, in place."""
+def run_iterations(t_start, count, alg, alpha, beta, gamma, alternating, reach0, reach1, T, P0, P1, blocks0, blocks1,
+                   regret, ssum, strat, W0, W1):
+    """Iterations ``t_start + 1 .. t_start + count`` of a CFR-family algorithm, in place (trees without leaves).
+
+    ``P0``/``P1`` are the hand bundles from each player's side, ``blocks*`` ``(offsets,
+    sizes)`` of each player's choice blocks (for simultaneous updates), ``W*`` work buffers.
+    """
     nh0 = reach0.shape[0]
     nh1 = reach1.shape[0]
+    no_leaves = np.zeros((0, 1, 1))
+    no_br = np.zeros(0)
     for it in range(count):
         t = t_start + it + 1
         dpos, dneg, davg, clip = iteration_factors(float(t), alg, alpha, beta, gamma)
-        traverse(
-            0, reach0, reach1, MODE_CFR,
-            kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards0, cards1, same0, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-            regret, ssum, strat, dpos, dneg, davg, clip, alternating,
-            RT0, RO0, OUT0, VALS0, NODE, CHILD, CS,
-        )
-        traverse(
-            1, reach1, reach0, MODE_CFR,
-            kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards1, cards0, same1, valid1, valid0, order1, str1, order0, str0, sdc1, sdc0,
-            regret, ssum, strat, dpos, dneg, davg, clip, alternating,
-            RT1, RO1, OUT1, VALS1, NODE, CHILD, CS,
-        )
+        opts = (dpos, dneg, davg, clip, alternating)
+        traverse(0, 0, reach0, reach1, MODE_CFR, T, P0, regret, ssum, strat, opts, no_leaves, no_br, W0)
+        traverse(1, 0, reach1, reach0, MODE_CFR, T, P1, regret, ssum, strat, opts, no_leaves, no_br, W1)
         if not alternating:
-            regret_match(dec0, num_children, slot, nh0, regret, strat)
-            regret_match(dec1, num_children, slot, nh1, regret, strat)
+            regret_match(np.arange(blocks0[0].shape[0]), blocks0[1], blocks0[0], nh0, regret, strat)
+            regret_match(np.arange(blocks1[0].shape[0]), blocks1[1], blocks1[0], nh1, regret, strat)

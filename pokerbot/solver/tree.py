@@ -11,8 +11,16 @@ flat arrays below and know nothing of poker; this module is the poker side.
 Node kinds (``tree.kind``): ``DECISION`` (``player[n]`` acts, children are its
 menu actions in order), ``CHANCE`` (children deal the next round's board
 cards; each child has its own ``board[n]``), ``FOLD`` (``player[n]`` folded and
-loses ``amount[n]`` chips to the other) and ``SHOWDOWN`` (the better hand wins
-``amount[n]`` chips; ties split).
+loses ``amount[n]`` chips to the other), ``SHOWDOWN`` (the better hand wins
+``amount[n]`` chips; ties split) and, in a depth-limited tree
+(``build_tree(..., depth_limit=N)``), ``LEAF``: the game goes on beyond the
+tree. A leaf is either a *continuation* leaf (a chance node that would deal a
+round past the limit: its value comes from a
+:class:`~pokerbot.solver.leaves.LeafEvaluator`, with a choice among continuation
+strategies) or an *equity* leaf (both players all-in with cards still to come
+past the limit: ``amount[n]`` chips go to the better hand after every run-out,
+valued exactly from an equity table). ``leaf_index[n]`` numbers the leaves;
+``leaf_nodes``, ``leaf_equity`` and ``leaf_states`` describe them.
 
 A bet menu is any callable ``menu(state) -> list[Action]`` that returns the
 legal actions to keep at ``state``. Limit games default to every legal kind;
@@ -45,6 +53,7 @@ DECISION = 0
 CHANCE = 1
 FOLD_NODE = 2
 SHOWDOWN = 3
+LEAF = 4
 
 #: A bet menu: the actions to keep at a state (each must be legal there).
 BetMenu = Callable[[State], list[Action]]
@@ -193,9 +202,13 @@ class _T:
     round: int = 0
     #: CHANCE: the round whose cards it deals.
     deal_round: int = -1
+    #: LEAF: the state where the tree stops, and whether it is an all-in equity leaf.
+    state: State | None = None
+    equity: bool = False
 
 
-def _build_template(state: State, menu: BetMenu, counter: list[int]) -> _T:
+def _build_template(state: State, menu: BetMenu, counter: list[int], last_round: int) -> _T:
+    """The betting template below ``state``; rounds after ``last_round`` become leaves."""
     counter[0] += 1
     if counter[0] > 5_000_000:
         raise SolverError("betting tree has over 5,000,000 nodes: use a smaller bet menu")
@@ -220,10 +233,18 @@ def _build_template(state: State, menu: BetMenu, counter: list[int]) -> _T:
             raise SolverError(f"bet menu returned {label} twice at {state.betting_string()!r}")
         labels.append(label)
         nxt = state.apply(action)
-        child = _build_template(nxt, menu, counter)
+        if nxt.round > last_round and not nxt.finished:
+            # The next round starts past the depth limit: a continuation leaf.
+            children.append(_T(LEAF, betting=nxt.betting_string(), round=nxt.round, state=nxt))
+            continue
+        child = _build_template(nxt, menu, counter, last_round)
         if nxt.round > state.round or (nxt.finished and not any(nxt.folded)):
             # Board cards to deal for the rounds entered (all of them on an all-in run-out).
             last = nxt.round
+            if last > last_round and any(game.num_board_cards[r] > 0 for r in range(last_round + 1, last + 1)):
+                # An all-in run-out past the depth limit: an equity leaf after the deals up to the limit.
+                child = _T(LEAF, amount=child.amount, betting=nxt.betting_string(), round=last, state=nxt, equity=True)
+                last = last_round
             for r in range(last, state.round, -1):
                 if game.num_board_cards[r] > 0:
                     child = _T(CHANCE, deal_round=r, children=[child], betting=nxt.betting_string(), round=r)
@@ -277,6 +298,23 @@ class PublicTree:
     labels: list[list[str]]
     num_slots: int
     decision_nodes: tuple[np.ndarray, np.ndarray]
+    #: Per node: the leaf number of a LEAF node, -1 elsewhere.
+    leaf_index: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    #: Per leaf: its node, whether it is an all-in equity leaf, and the state where the tree stops.
+    leaf_nodes: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    leaf_equity: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
+    leaf_states: list[State] = field(default_factory=list)
+    #: The last round played inside the tree (``game.num_rounds - 1`` when not depth-limited).
+    last_round: int = -1
+
+    @property
+    def num_leaves(self) -> int:
+        return int(self.leaf_nodes.shape[0])
+
+    @property
+    def continuation_leaves(self) -> np.ndarray:
+        """Leaf numbers of the continuation (non-equity) leaves."""
+        return np.nonzero(~self.leaf_equity)[0]
 
     @property
     def num_nodes(self) -> int:
@@ -345,13 +383,22 @@ def build_tree(
     bet_menu: BetMenu | None = None,
     root: State | None = None,
     hands: tuple[np.ndarray, np.ndarray] | None = None,
+    depth_limit: int | None = None,
+    deal_at_root: bool = False,
 ) -> PublicTree:
     """The public tree of ``game`` from ``root`` (default: the start of a hand).
 
     ``root`` may be any unfinished state whose visible board cards are known
-    (a subgame); hole cards in it are ignored. ``hands`` optionally gives each
+    (a subgame), or, with ``deal_at_root``, a state at the start of a round whose
+    cards are not dealt yet (the tree then starts with that deal); hole cards in it
+    are ignored. ``hands`` optionally gives each
     player's hand list (arrays (H, k) of cards); by default every combination
     of ``k`` cards that misses the root board.
+
+    ``depth_limit``: ``None`` builds to the end of the game; ``0`` stops at the
+    end of the root's round, ``N`` after ``N`` more rounds. Where the next
+    round would be dealt the tree has a continuation ``LEAF``; an all-in
+    run-out past the limit ends in an equity ``LEAF`` (see the module docstring).
 
     Raises :class:`SolverError` for games the solver does not handle (not two
     players, more than two hole cards), a root without its board, or a menu
@@ -368,12 +415,22 @@ def build_tree(
         raise SolverError("root state belongs to another game")
     if root.finished:
         raise SolverError(f"root state {root.betting_string()!r} is a finished hand")
-    if len(root.visible_board) != game.board_cards_through(root.round):
+    if depth_limit is not None and depth_limit < 0:
+        raise SolverError(f"depth_limit must be >= 0 rounds (or None for no limit), got {depth_limit}")
+    last_round = game.num_rounds - 1 if depth_limit is None else min(game.num_rounds - 1, root.round + depth_limit)
+    # A root at the start of a round whose cards are not dealt yet starts with that deal.
+    deal_at_root = (
+        deal_at_root and root.round > 0 and game.num_board_cards[root.round] > 0
+        and len(root.visible_board) == game.board_cards_before(root.round)
+    )
+    if len(root.visible_board) != game.board_cards_through(root.round) and not deal_at_root:
         raise SolverError(
-            f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards, "
-            f"has {len(root.visible_board)}"
+            f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards "
+            f"(or {game.board_cards_before(root.round)} with deal_at_root=True), has {len(root.visible_board)}"
         )
     root_board = _split_board(game, root)
+    if deal_at_root:
+        root_board = root_board[: root.round]
     root_cards = {c for g in root_board for c in g}
     k = game.num_hole_cards
     if hands is None:
@@ -389,7 +446,10 @@ def build_tree(
                     raise SolverError(f"player {p}: bad hand {row.tolist()} for this deck")
 
     counter = [0]
-    template_root = _build_template(root, menu, counter)
+    template_root = _build_template(root, menu, counter, last_round)
+    if deal_at_root:
+        template_root = _T(CHANCE, deal_round=root.round, children=[template_root], betting=root.betting_string(),
+                           round=root.round)
 
     # Number the template nodes (for betting strings / labels).
     betting: list[str] = []
@@ -424,6 +484,7 @@ def build_tree(
     amount: list[float] = []
     chance_w: list[float] = []
     template: list[int] = []
+    leaf_of: dict[int, _T] = {}
 
     def new_node() -> int:
         kind.append(0)
@@ -442,6 +503,8 @@ def build_tree(
         board[n] = b
         amount[n] = t.amount
         template[n] = tmpl_ids[id(t)]
+        if t.kind == LEAF:
+            leaf_of[n] = t
         if t.kind == DECISION:
             first = len(kind)
             for _ in t.children:
@@ -527,6 +590,9 @@ def build_tree(
         np.array([index_of[1 - p].get(tuple(r.tolist()), -1) for r in hand_lists[p]], dtype=np.int32) for p in range(2)
     )
     decision_nodes = tuple(dec[player_a[dec] == p].astype(np.int64) for p in range(2))
+    leaf_nodes = np.array(sorted(leaf_of), dtype=np.int64)
+    leaf_index = np.full(len(kind), -1, dtype=np.int32)
+    leaf_index[leaf_nodes] = np.arange(len(leaf_nodes), dtype=np.int32)
     return PublicTree(
         game=game,
         root_state=root,
@@ -551,4 +617,9 @@ def build_tree(
         labels=labels,
         num_slots=num_slots,
         decision_nodes=(decision_nodes[0], decision_nodes[1]),
+        leaf_index=leaf_index,
+        leaf_nodes=leaf_nodes,
+        leaf_equity=np.array([leaf_of[int(n)].equity for n in leaf_nodes], dtype=bool),
+        leaf_states=[leaf_of[int(n)].state for n in leaf_nodes],  # type: ignore[misc]
+        last_round=last_round,
     )

@@ -1,0 +1,338 @@
+"""Continuation strategies for depth-limited solving (Modicum, section 4), built offline.
+
+At a depth-limited leaf a player picks one of K continuation strategies for the rest
+of the game. Two ways to make the set:
+
+* **bias** (:func:`bias_strategies`): the blueprint itself, then copies whose fold,
+  call or raise probabilities are multiplied by ``factor`` (10 in the paper) and
+  renormalised -- K <= 4, in that order. Works on any :class:`~blueprint.model.Blueprint`
+  (abstract game, card buckets).
+* **self-generative** (:func:`self_generative`): start from {blueprint}; repeatedly
+  solve the depth-limited game rooted at the start of the game (leaves at the end of
+  round 1) with the current set, take the opponent's best response to (that solution
+  inside, blueprint beyond) and add it. A generated strategy that does better than the
+  blueprint against the blueprint is *weakened*: its leaf values are lowered uniformly
+  by the excess (``penalties``). This one works on whole-game strategy arrays of the
+  solver's exact trees (small games: no-limit Leduc, small-deck flop hold'em), where
+  best responses are exact.
+
+A set is stored next to its blueprint under ``$POKERBOT_HOME/leaves/<name>/``: a
+``manifest.json`` (method, factor, K, the blueprint's tree signature, one SHA-256 per
+file) and one ``strategy_<k>.npy`` per strategy at one byte per infoset action
+(probabilities x 255, renormalised on load, as in the paper's appendix A).
+:func:`load_set` raises :class:`ContinuationError` for a set built for another
+blueprint, a corrupt or missing file, or K = 0.
+
+>>> from pokerbot.gamedef import load_game
+>>> from blueprint.abstract_game import AbstractGame
+>>> tree = AbstractGame.build(load_game("kuhn"), (3,))
+>>> bp = np.full(tree.num_slots, 0.5)
+>>> [round(float(x), 3) for x in bias_strategies(tree, bp, 10.0, 4)[3][:2]]   # raise-biased
+[0.091, 0.909]
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blueprint.abstract_game import DECISION, AbstractGame
+from blueprint.storage import pokerbot_home
+from pokerbot.errors import CheckpointError, PokerbotError
+from pokerbot.state import ActionType
+
+#: The order of the bias set: the blueprint, then fold-, call- and raise-biased copies.
+BIAS_KINDS: tuple[ActionType | None, ...] = (None, ActionType.FOLD, ActionType.CALL, ActionType.RAISE)
+
+
+class ContinuationError(CheckpointError):
+    """A continuation set that cannot be used: built for another blueprint, corrupt, or empty (K = 0)."""
+
+
+def check_count(k: int, most: int | None = None) -> int:
+    """``k`` if it is a usable number of continuation strategies, else :class:`ContinuationError`."""
+    if int(k) < 1:
+        raise ContinuationError(f"a continuation set needs K >= 1 strategies (the blueprint at least), got K = {k}")
+    if most is not None and int(k) > most:
+        raise ContinuationError(f"the bias method makes at most {most} strategies, got K = {k}")
+    return int(k)
+
+
+# --- bias --------------------------------------------------------------------------------
+
+
+def biased_strategy(tree: AbstractGame, strategy: np.ndarray, kind: ActionType, factor: float) -> np.ndarray:
+    """``strategy`` with the probabilities of ``kind`` actions multiplied by ``factor`` and renormalised
+    at every information set (``strategy[base + bucket * A + a]``, as in a Blueprint)."""
+    if not factor > 0:
+        raise PokerbotError(f"the bias factor must be positive, got {factor}")
+    out = np.array(strategy, dtype=np.float64)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        a_n = int(tree.num_actions[n])
+        f = int(tree.first_child[n])
+        mult = np.where(tree.action_kind[f : f + a_n] == int(kind), factor, 1.0)
+        nb = tree.num_buckets[int(tree.round[n])]
+        base = int(tree.base[n])
+        block = out[base : base + nb * a_n].reshape(nb, a_n) * mult
+        total = block.sum(axis=1, keepdims=True)
+        block = np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / a_n)
+        out[base : base + nb * a_n] = block.ravel()
+    return out
+
+
+def bias_strategies(tree: AbstractGame, strategy: np.ndarray, factor: float = 10.0, k: int = 4) -> list[np.ndarray]:
+    """The first ``k`` of: the blueprint, fold-, call-, raise-biased (``factor``) copies."""
+    check_count(k, len(BIAS_KINDS))
+    out = [np.array(strategy, dtype=np.float64)]
+    for kind in BIAS_KINDS[1:k]:
+        assert kind is not None
+        out.append(biased_strategy(tree, strategy, kind, factor))
+    return out
+
+
+# --- self-generative (exact, small games) --------------------------------------------------
+
+
+@dataclass
+class GeneratedSet:
+    """Continuation strategies of one player on a whole-game solver tree, with weakening penalties (chips)."""
+
+    strategies: list[np.ndarray]
+    penalties: list[float]
+    chooser: int
+    #: Per strategy: the pair tables ``(leaves, H0, H1)`` of player 0's payoff at the depth-limited
+    #: tree's continuation leaves (the other seat on the blueprint), penalty included.
+    tables: list[np.ndarray]
+
+
+def self_generative(
+    game: Any,
+    menu: Any,
+    blueprint: np.ndarray,
+    k: int,
+    chooser: int,
+    *,
+    iterations: int = 300,
+    weaken: bool = True,
+    full_tree: Any = None,
+    dl_tree: Any = None,
+    progress: Callable[[int], None] | None = None,
+) -> GeneratedSet:
+    """Grow ``chooser``'s continuation set from {``blueprint``} to ``k`` strategies (section 4).
+
+    ``blueprint`` is a strategy array of ``build_tree(game, menu)``. Each step solves
+    the depth-limited game (end of round 1, DCFR ``iterations``) with the other seat on
+    the blueprint beyond the leaves and ``chooser`` picking among the set, then adds
+    ``chooser``'s exact best response to (that solution, blueprint beyond). With
+    ``weaken``, a new strategy whose value against the blueprint exceeds the blueprint's
+    own gets that excess as its penalty. ``progress(i)`` is called after each strategy.
+    """
+    from pokerbot.solver import Solver, build_tree, expected_value
+    from pokerbot.solver.best_response import best_response_strategy
+    from pokerbot.solver.leaf_tables import (
+        PairTableEvaluator,
+        combine,
+        continuation_tables,
+        embed_strategy,
+        leaf_nodes_in_full_tree,
+    )
+
+    check_count(k)
+    full = full_tree if full_tree is not None else build_tree(game, menu)
+    dl = dl_tree if dl_tree is not None else build_tree(game, menu, depth_limit=0)
+    nodes = leaf_nodes_in_full_tree(dl, full)
+    seat = 1 - chooser
+    sign = 1.0 if chooser == 0 else -1.0
+    base_value = sign * expected_value(full, blueprint)
+    strategies = [np.array(blueprint, dtype=np.float64)]
+    penalties = [0.0]
+    tables: list[np.ndarray] = []
+
+    def table(strat: np.ndarray, penalty: float) -> np.ndarray:
+        s0, s1 = (strat, blueprint) if chooser == 0 else (blueprint, strat)
+        return continuation_tables(full, nodes, s0, s1, -sign * penalty)
+
+    tables.append(table(blueprint, 0.0))
+    if progress is not None:
+        progress(1)
+    while len(strategies) < k:
+        stacked = np.stack(tables, axis=1)  # (L, K, H0, H1)
+        stacked = stacked[:, :, None] if chooser == 0 else stacked[:, None]  # (L, K, 1, ...) / (L, 1, K, ...)
+        ev = PairTableEvaluator(stacked)
+        solver = Solver(dl, "dcfr", leaves=ev)
+        solver.run(iterations)
+        glued = embed_strategy(dl, solver.average_strategy(), full, blueprint, players=(seat,))
+        br = best_response_strategy(full, glued, chooser)
+        # Its value against the blueprint everywhere (the other seat's part from the blueprint).
+        both = combine(full, br, blueprint) if chooser == 0 else combine(full, blueprint, br)
+        excess = sign * expected_value(full, both) - base_value
+        penalty = max(0.0, excess) if weaken else 0.0
+        strategies.append(br)
+        penalties.append(penalty)
+        tables.append(table(br, penalty))
+        if progress is not None:
+            progress(len(strategies))
+    return GeneratedSet(strategies, penalties, chooser, tables)
+
+
+# --- storage -------------------------------------------------------------------------------
+
+
+def leaves_dir(name: str) -> Path:
+    """Where the continuation set ``name`` lives: ``$POKERBOT_HOME/leaves/<name>``."""
+    return pokerbot_home() / "leaves" / name
+
+
+def quantize(strategy: np.ndarray) -> np.ndarray:
+    """One byte per infoset action: round(probability x 255)."""
+    return np.clip(np.rint(np.asarray(strategy, dtype=np.float64) * 255.0), 0, 255).astype(np.uint8)
+
+
+def dequantize(tree: AbstractGame, q: np.ndarray) -> np.ndarray:
+    """Probabilities from :func:`quantize` output, renormalised per information set (uniform if all zero)."""
+    out = q.astype(np.float32) / 255.0
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        a_n = int(tree.num_actions[n])
+        nb = tree.num_buckets[int(tree.round[n])]
+        base = int(tree.base[n])
+        block = out[base : base + nb * a_n].reshape(nb, a_n)
+        total = block.sum(axis=1, keepdims=True)
+        out[base : base + nb * a_n] = np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / a_n).ravel()
+    return out
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@dataclass
+class ContinuationSet:
+    """K continuation strategies of one blueprint (float32 arrays over the blueprint's slots)."""
+
+    name: str
+    blueprint_signature: str
+    method: str
+    factor: float
+    strategies: list[np.ndarray]
+    penalties: list[float]
+
+    @property
+    def k(self) -> int:
+        return len(self.strategies)
+
+
+def write_strategy(directory: Path, index: int, strategy: np.ndarray) -> str:
+    """Atomically write ``strategy_<index>.npy`` (one byte per infoset action); returns its SHA-256."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / f"strategy_{index}.npy"
+    tmp = directory / f"strategy_{index}.tmp.npy"
+    np.save(tmp, quantize(strategy))
+    os.replace(tmp, path)
+    return _digest(path)
+
+
+def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
+    directory.mkdir(parents=True, exist_ok=True)
+    tmp = directory / "manifest.json.tmp"
+    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    os.replace(tmp, directory / "manifest.json")
+
+
+def read_manifest(directory: Path) -> dict[str, Any]:
+    path = directory / "manifest.json"
+    try:
+        return json.loads(path.read_text())
+    except FileNotFoundError:
+        raise ContinuationError(f"{directory}: no continuation set here (no manifest.json)") from None
+    except (OSError, json.JSONDecodeError) as exc:
+        raise ContinuationError(f"{path}: corrupt manifest ({exc})") from None
+
+
+def load_set(directory: str | Path, tree: AbstractGame, signature: str) -> ContinuationSet:
+    """Load a continuation set for the blueprint whose tree is ``tree`` (signature ``signature``).
+
+    Raises :class:`ContinuationError` if the set was built for another blueprint, is
+    unfinished, has K = 0, or a strategy file is missing, corrupt or the wrong size.
+    """
+    directory = Path(directory)
+    m = read_manifest(directory)
+    if m.get("blueprint_signature") != signature:
+        raise ContinuationError(
+            f"{directory}: continuation set was built for another blueprint "
+            f"(signature {m.get('blueprint_signature')!r}, this blueprint {signature!r})"
+        )
+    k = check_count(int(m.get("k", 0)))
+    files = m.get("files", {})
+    strategies = []
+    for i in range(k):
+        path = directory / f"strategy_{i}.npy"
+        if str(i) not in files or not path.is_file():
+            raise ContinuationError(f"{directory}: strategy {i} of {k} is missing (run `pokerbot leaves build` to finish)")
+        if _digest(path) != files[str(i)]:
+            raise ContinuationError(f"{path}: checksum mismatch, the continuation table is corrupt")
+        try:
+            q = np.load(path)
+        except (OSError, ValueError) as exc:
+            raise ContinuationError(f"{path}: unreadable continuation table ({exc})") from None
+        if q.dtype != np.uint8 or q.shape != (tree.num_slots,):
+            raise ContinuationError(f"{path}: {q.dtype} table of shape {q.shape}, the blueprint needs uint8 ({tree.num_slots},)")
+        strategies.append(dequantize(tree, q))
+    penalties = [float(x) for x in m.get("penalties", [0.0] * k)][:k]
+    return ContinuationSet(str(m.get("name", directory.name)), signature, str(m.get("method")), float(m.get("factor", 0.0)),
+                           strategies, penalties)
+
+
+def build_bias_set(
+    directory: str | Path,
+    name: str,
+    tree: AbstractGame,
+    strategy: np.ndarray,
+    signature: str,
+    k: int = 4,
+    factor: float = 10.0,
+    progress: Callable[[int], None] | None = None,
+    source: dict[str, Any] | None = None,
+) -> ContinuationSet:
+    """Build (or finish: strategies already written are kept) a bias set in ``directory``.
+
+    A directory holding a set for another blueprint or other options is refused with
+    :class:`ContinuationError` (delete it to rebuild).
+    """
+    check_count(k, len(BIAS_KINDS))
+    directory = Path(directory)
+    manifest = {"name": name, "method": "bias", "factor": float(factor), "k": int(k),
+                "blueprint_signature": signature, "penalties": [0.0] * k, "files": {}, "source": source or {}}
+    if (directory / "manifest.json").exists():
+        old = read_manifest(directory)
+        for key in ("method", "factor", "k", "blueprint_signature"):
+            if old.get(key) != manifest[key]:
+                raise ContinuationError(
+                    f"{directory}: holds a set with {key} = {old.get(key)!r}, this build asks {manifest[key]!r}; "
+                    "delete the directory to rebuild"
+                )
+        manifest["files"] = dict(old.get("files", {}))
+    for i, kind in enumerate(BIAS_KINDS[:k]):
+        path = directory / f"strategy_{i}.npy"
+        if str(i) in manifest["files"] and path.is_file() and _digest(path) == manifest["files"][str(i)]:
+            if progress is not None:
+                progress(i + 1)
+            continue  # resume: already built
+        s = strategy if kind is None else biased_strategy(tree, strategy, kind, factor)
+        manifest["files"][str(i)] = write_strategy(directory, i, s)
+        write_manifest(directory, manifest)
+        if progress is not None:
+            progress(i + 1)
+    write_manifest(directory, manifest)
+    return load_set(directory, tree, signature)
+
+
+def strategies_as_arrays(sets: Sequence[np.ndarray]) -> np.ndarray:
+    """The set as one (K, slots) float32 array (for rollout kernels)."""
+    return np.ascontiguousarray(np.stack([np.asarray(s, dtype=np.float32) for s in sets]))

@@ -1,0 +1,90 @@
+"""``pokerbot leaves build CONFIG``: build a blueprint's continuation strategies for depth-limited solving."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = "build the K continuation strategies of a blueprint (bias method) under $POKERBOT_HOME/leaves (resumes)"
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["build"], help="what to do: 'build' (the only action)")
+    parser.add_argument("config", help="a TOML file, or the name of one in configs/ (leaves-hunl-tiny, ...)")
+    parser.add_argument("--dir", default=None,
+                        help="output directory (default: $POKERBOT_HOME/leaves/<name from the config>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown)")
+
+
+def _load_config(spec: str) -> tuple[dict, str]:
+    import tomllib
+    from pathlib import Path
+
+    from pokerbot.errors import PokerbotError
+
+    path = Path(spec)
+    if not path.is_file():
+        path = Path(__file__).resolve().parents[2] / "configs" / f"{spec}.toml"
+    if not path.is_file():
+        raise PokerbotError(f"no config file {spec!r} (nor configs/{spec}.toml)")
+    try:
+        data = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as exc:
+        raise PokerbotError(f"{path}: not valid TOML ({exc})") from None
+    return data, str(path)
+
+
+def run(args: argparse.Namespace) -> int:
+    from pathlib import Path
+
+    from pokerbot.errors import PokerbotError
+
+    data, source = _load_config(args.config)
+    section = data.get("leaves", {})
+    unknown = set(section) - {"name", "blueprint", "method", "k", "factor"}
+    if unknown:
+        raise PokerbotError(f"{source}: unknown [leaves] keys {sorted(unknown)}")
+    name = section.get("name")
+    bp_name = section.get("blueprint")
+    if not name or not bp_name:
+        raise PokerbotError(f"{source}: [leaves] needs 'name' and 'blueprint'")
+    method = section.get("method", "bias")
+    if method != "bias":
+        raise PokerbotError(
+            f"{source}: method {method!r}: this command builds 'bias' sets; self-generative sets are built "
+            "on exact small-game trees with blueprint.continuation.self_generative"
+        )
+    k = int(section.get("k", 4))
+    factor = float(section.get("factor", 10.0))
+    from blueprint.continuation import build_bias_set, check_count, leaves_dir
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+
+    check_count(k, 4)
+    if not factor > 0:
+        raise PokerbotError(f"{source}: factor must be positive, got {factor}")
+    bp_path = Path(bp_name)
+    if not bp_path.is_file():
+        bp_path = blueprint_dir(bp_name) / "blueprint.npz"
+    bp = Blueprint.load(bp_path)
+    directory = Path(args.dir) if args.dir else leaves_dir(name)
+    bar = None
+    if not args.no_progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=k, unit="strategy", desc=f"leaves {name}")
+
+    def progress(done: int) -> None:
+        if bar is not None:
+            bar.n = done
+            bar.refresh()
+
+    try:
+        cs = build_bias_set(directory, name, bp.tree, bp.strategy, bp.tree.signature(), k, factor, progress,
+                            {"config": source, "blueprint": str(bp_path)})
+    finally:
+        if bar is not None:
+            bar.close()
+    size = sum((directory / f"strategy_{i}.npy").stat().st_size for i in range(cs.k))
+    print(f"{name}: {cs.k} continuation strategies ({cs.method}, factor {cs.factor:g}) of {bp_path} "
+          f"in {directory} ({size / 1e6:.2f} MB, one byte per infoset action)")
+    return 0

@@ -1,0 +1,215 @@
+"""Depth-limited leaves: the :class:`LeafEvaluator` interface, choice layout, equity leaves.
+
+A depth-limited tree (``build_tree(..., depth_limit=N)``) has two kinds of
+``LEAF`` node (see :mod:`pokerbot.solver.tree`):
+
+* **continuation leaves**, where the game would go on past the depth limit. There
+  each player picks, per hand, one of its continuation strategies for the rest of the
+  game (``num_choices[p]`` options; 1 means "plays its one continuation", say the
+  blueprint). The choice is a real decision of the CFR iteration: it has regrets and
+  an average strategy per hand like any decision node. Modicum's multi-valued leaves
+  are ``num_choices = (1, K)`` when solving for player 0 (only the opponent picks; we
+  play the blueprint beyond); Pluribus-style K x K leaves are ``(K, K)``.
+* **equity leaves**, where both players are all-in and cards remain to come past the
+  limit: the better hand after every run-out wins ``amount`` chips. Their values come
+  from an exact equity matrix per board (:func:`equity_table`), no continuation.
+
+A :class:`LeafEvaluator` gives the values of the continuation leaves. It sees only
+reach vectors: given the *other* player's reach at every continuation leaf, split by
+that player's leaf choice, it returns the counterfactual value of each hand of
+``player`` for each of ``player``'s options, all leaves in one batch::
+
+    values(player, opp_reach[L, K_opp, H_opp]) -> cfv[L, K_player, H_player]
+
+``cfv[l, k, h] = sum_k' sum_h' opp_reach[l, k', h'] * u_player(l, k, k', h, h')``,
+where ``u`` is ``player``'s expected payoff (chips, averaged over the cards still to
+come) when ``player`` holds ``h`` and continues with its option ``k`` and the
+opponent holds ``h'`` (sharing no card with ``h``) and continues with ``k'``. The
+values are linear in the reach, so the evaluator may precompute anything that does
+not depend on it; it is called twice per CFR iteration (once per traverser) and once
+per best response. Leaves are numbered as in ``tree.continuation_leaves``.
+
+>>> from pokerbot.gamedef import load_game
+>>> from pokerbot.solver.tree import build_tree, pot_fraction_menu
+>>> tree = build_tree(load_game("leduc-nl"), pot_fraction_menu((1.0,), True, 1), depth_limit=0)
+>>> tree.num_leaves, int(tree.leaf_equity.sum())
+(4, 2)
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+import numpy as np
+
+from pokerbot.solver import kernels as K
+from pokerbot.solver.tree import PublicTree, SolverError
+
+
+class LeafEvaluator(ABC):
+    """Values of a depth-limited tree's continuation leaves (see the module docstring).
+
+    An evaluator is built for one tree (it knows its leaves' states and hand lists).
+    ``num_choices[p]`` is how many continuation options player ``p`` picks from at
+    every continuation leaf (>= 1).
+    """
+
+    num_choices: tuple[int, int]
+
+    @abstractmethod
+    def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
+        """``player``'s counterfactual values ``(L, num_choices[player], H_player)`` from the
+        other player's reach split by its leaf choice, ``(L, num_choices[1 - player], H_other)``."""
+
+
+def check_choices(num_choices: tuple[int, int]) -> tuple[int, int]:
+    """``num_choices`` as two ints >= 1, else :class:`SolverError` naming the bad count."""
+    out = tuple(int(k) for k in num_choices)
+    if len(out) != 2 or any(k < 1 for k in out):
+        raise SolverError(f"each player needs at least one continuation at a leaf (K >= 1), got {num_choices}")
+    return out  # type: ignore[return-value]
+
+
+# --- equity leaves -------------------------------------------------------------------
+
+
+def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
+    """``E[h0, h1]``: P(h0 wins) - P(h0 loses) over every run-out of board ``board_id`` (0 if they share a card).
+
+    Cached on the tree. Cost: run-outs x H0 x H1 comparisons (HUNL flop: 1,081 x 1,176^2).
+    """
+    cache = tree.__dict__.setdefault("_equity_cache", {})
+    if board_id in cache:
+        return cache[board_id]
+    from pokerbot.solver.strength import hand_strengths
+
+    game = tree.game
+    board = [c for g in tree.boards[board_id] for c in g]
+    missing = game.total_board_cards - len(board)
+    remaining = [c for c in sorted(game.deck()) if c not in set(board)]
+    runouts = list(itertools.combinations(remaining, missing))
+    strengths = []
+    for p in range(2):
+        hands = np.ascontiguousarray(tree.hands[p], dtype=np.int64)
+        s = np.empty((len(runouts), hands.shape[0]), dtype=np.int32)
+        for i, r in enumerate(runouts):
+            s[i] = hand_strengths(hands, np.array(board + list(r), dtype=np.int64))
+        strengths.append(s)
+    k = game.num_hole_cards
+    free = game.deck_size - len(board) - 2 * k
+    out = np.zeros(tree.num_hands)
+    K.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], tree.valid[0][board_id],
+                    tree.valid[1][board_id], out)
+    out /= math.comb(free, missing)
+    # Hands blocked by the board itself never reach this leaf; zero them for clarity.
+    out *= tree.valid[0][board_id][:, None] * tree.valid[1][board_id][None, :]
+    cache[board_id] = out
+    return out
+
+
+def equity_table_transposed(tree: PublicTree, board_id: int) -> np.ndarray:
+    """``equity_table(tree, board_id).T`` as a contiguous array (cached): player 1's side."""
+    cache = tree.__dict__.setdefault("_equity_t_cache", {})
+    if board_id not in cache:
+        cache[board_id] = np.ascontiguousarray(equity_table(tree, board_id).T)
+    return cache[board_id]
+
+
+# --- the choice layout -----------------------------------------------------------------
+
+
+@dataclass
+class LeafLayout:
+    """Where each player's leaf choices live in a strategy array, and how leaf values are computed.
+
+    A strategy array of a depth-limited tree has ``num_slots`` entries: the tree's
+    decision slots first (``tree.num_slots``, so policy conversion works unchanged),
+    then one ``leaf_nk[l, p] x H_p`` block per leaf and player at ``leaf_slot[l, p]``.
+    """
+
+    tree: PublicTree
+    evaluator: LeafEvaluator | None
+    leaf_slot: np.ndarray  # int64 (L, 2)
+    leaf_nk: np.ndarray  # int64 (L, 2)
+    num_slots: int
+    blocks: tuple[tuple[np.ndarray, np.ndarray], tuple[np.ndarray, np.ndarray]]  # per player (offsets, sizes)
+    max_choices: tuple[int, int]
+
+    def leaf_values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
+        """``LV[L, max_choices[player], H_player]`` for every leaf from ``opp_reach[L, max_choices[o], H_o]``."""
+        tree = self.tree
+        o = 1 - player
+        out = np.zeros((tree.num_leaves, self.max_choices[player], tree.num_hands[player]))
+        cont = tree.continuation_leaves
+        if len(cont):
+            assert self.evaluator is not None
+            ko = self.evaluator.num_choices[o]
+            v = np.asarray(self.evaluator.values(player, np.ascontiguousarray(opp_reach[cont, :ko])), dtype=np.float64)
+            kp = self.evaluator.num_choices[player]
+            if v.shape != (len(cont), kp, tree.num_hands[player]):
+                raise SolverError(
+                    f"leaf evaluator returned values of shape {v.shape}, expected {(len(cont), kp, tree.num_hands[player])}"
+                )
+            out[cont, :kp] = v
+        eq = np.nonzero(tree.leaf_equity)[0]
+        if len(eq):
+            boards = tree.board[tree.leaf_nodes[eq]]
+            for b in np.unique(boards):
+                ids = eq[boards == b]
+                e = equity_table(tree, int(b)) if player == 0 else equity_table_transposed(tree, int(b))
+                stake = tree.amount[tree.leaf_nodes[ids]]
+                r = np.ascontiguousarray(opp_reach[ids, 0])  # (n, H_o)
+                vals = (e @ r.T).T  # E (H_p, H_o) times each leaf's reach
+                out[ids, 0] = vals * (stake if player == 0 else -stake)[:, None]
+        return out
+
+    @property
+    def bundle(self) -> tuple:
+        """The kernels' tree bundle ``T`` (see :func:`pokerbot.solver.kernels.traverse`)."""
+        t = self.tree
+        return (t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row,
+                t.chance_weight, t.leaf_index, self.leaf_slot, self.leaf_nk)
+
+
+def leaf_layout(tree: PublicTree, evaluator: LeafEvaluator | None = None) -> LeafLayout:
+    """The :class:`LeafLayout` of ``tree`` with ``evaluator`` (cached per evaluator on the tree).
+
+    Raises :class:`SolverError` if the tree has continuation leaves and no evaluator
+    is given, or an evaluator's ``num_choices`` is not at least 1 per player.
+    """
+    cache = tree.__dict__.setdefault("_layout_cache", {})
+    key = id(evaluator)
+    hit = cache.get(key)
+    if hit is not None and hit.evaluator is evaluator:
+        return hit
+    cont = tree.continuation_leaves
+    if len(cont) and evaluator is None:
+        raise SolverError(
+            f"the tree has {len(cont)} continuation leaves (depth limit) and needs a LeafEvaluator for their values"
+        )
+    choices = check_choices(evaluator.num_choices) if evaluator is not None else (1, 1)
+    nl = tree.num_leaves
+    nk = np.ones((nl, 2), dtype=np.int64)
+    nk[cont] = choices
+    slot = np.zeros((nl, 2), dtype=np.int64)
+    off = tree.num_slots
+    for p in range(2):
+        for li in range(nl):
+            slot[li, p] = off
+            off += int(nk[li, p]) * tree.num_hands[p]
+    blocks = []
+    for p in range(2):
+        dec = tree.decision_nodes[p]
+        offsets = np.concatenate([tree.slot[dec], slot[:, p]]).astype(np.int64)
+        sizes = np.concatenate([tree.num_children[dec].astype(np.int64), nk[:, p]]).astype(np.int64)
+        blocks.append((offsets, sizes))
+    layout = LeafLayout(
+        tree=tree, evaluator=evaluator, leaf_slot=slot, leaf_nk=nk, num_slots=off,
+        blocks=(blocks[0], blocks[1]),
+        max_choices=(int(nk[:, 0].max(initial=1)), int(nk[:, 1].max(initial=1))),
+    )
+    cache[key] = layout
+    return layout

@@ -1,0 +1,333 @@
+"""Leaf evaluators for real subgames: rollouts of a blueprint's continuation strategies.
+
+:class:`RolloutLeafEvaluator` implements :class:`pokerbot.solver.leaves.LeafEvaluator`
+for depth-limited hold'em subgames (a HUNL flop subgame stopped at the end of the flop).
+The exact and table evaluators for small games are in :mod:`pokerbot.solver.leaf_tables`;
+a network evaluator plugs into the same interface.
+
+**Leaf mapping** (Modicum, appendix A: "based on similarity of the action sequence").
+A leaf's real action history is replayed in the blueprint's abstract game: at each
+node the real action maps to the abstract action of the same kind (fold, call) or, for
+a raise, to the abstract raise whose pot fraction (``abstraction.actions.fraction_of_raise``,
+measured in the abstract state) is nearest to the real raise's fraction in the real state;
+all-in maps to all-in. Ties go to the smaller size. Values found at the abstract leaf
+are scaled by ``real pot / abstract pot`` (values as pot fractions). A leaf whose mapped
+line ends the abstract hand early (say a real half-pot bet mapped to an abstract all-in
+that was called) has no continuation there; it is valued as a check-down (every
+option the same).
+
+**Rollouts.** For each continuation leaf, ``rollouts`` run-outs of the remaining board
+cards are sampled (seeded). On each run-out the continuation strategies are not
+sampled but *enumerated* in the abstract game below the mapped node, with every hand
+mapped to its card buckets on that run-out: for each pair of options ``(k0, k1)`` and
+each pair of bucket classes (turn bucket, river bucket) of the two players the payoff
+is a sum over the subtree's terminals, so the run-out's values are a matrix
+``U[c0, c1]`` between bucket classes. Showdown terminals use the average sign of the
+hands' strengths over the pairs of hands in the two classes. Per CFR pass, a hand's
+value is then ``sum_c1 U[c(h), c1] * (opponent reach in class c1)``, averaged over
+run-outs: linear in the opponent's reach, cheap per iteration, no hand-pair tables.
+Approximations, stated: card removal between the two hands is ignored inside the class
+sums (it is exact for blocking by the board and run-out), and showdowns use class-average
+equity; more rollouts reduce only the run-out sampling error.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from pokerbot.solver.leaves import LeafEvaluator, check_choices
+from pokerbot.solver.tree import PublicTree, SolverError
+from pokerbot.state import ActionType, State
+
+
+# --- leaf mapping --------------------------------------------------------------------------
+
+
+def map_to_abstract(tree, state: State) -> tuple[int, State]:  # type: ignore[no-untyped-def]
+    """The abstract-game node (and abstract state) that ``state``'s action history maps to.
+
+    ``tree`` is a :class:`blueprint.abstract_game.AbstractGame`; see the module docstring
+    for the rule. Raises :class:`SolverError` if an action has no counterpart.
+    """
+    from abstraction.actions import fraction_of_raise
+
+    game = tree.game
+    node = 0
+    abs_state = State.initial(game)
+    real = State.initial(game)
+    for action in state.actions():
+        if tree.kind[node] != 0:  # the abstract hand is over
+            return node, abs_state
+        options = tree.actions(node)
+        kids = tree.children(node)
+        if action.kind != ActionType.RAISE:
+            pick = next((i for i, a in enumerate(options) if a.kind == action.kind), None)
+            if pick is None:  # a fold the abstraction lacks here: a call is the nearest continuation
+                pick = next(i for i, a in enumerate(options) if a.kind == ActionType.CALL)
+        else:
+            raises = [i for i, a in enumerate(options) if a.kind == ActionType.RAISE]
+            if not raises:
+                pick = next(i for i, a in enumerate(options) if a.kind == ActionType.CALL)
+            else:
+                hi = real.raise_bounds()
+                if hi is not None and action.size >= hi[1]:
+                    pick = raises[-1]  # all-in
+                else:
+                    x = fraction_of_raise(real, action.size)
+                    pick = min(raises, key=lambda i: (abs(fraction_of_raise(abs_state, options[i].size) - x), i))
+        abs_state = abs_state.apply(options[pick])
+        real = real.apply(action)
+        node = kids[pick]
+    return node, abs_state
+
+
+# --- numba kernels ------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _class_equity(strength0, strength1, cls0, cls1, hands0, hands1, n0, n1):
+    """Average sign(strength0 - strength1) over pairs of disjoint hands per class pair."""
+    tot = np.zeros((n0, n1))
+    cnt = np.zeros((n0, n1))
+    k = hands0.shape[1]
+    for i in range(hands0.shape[0]):
+        a = cls0[i]
+        if a < 0:
+            continue
+        for j in range(hands1.shape[0]):
+            b = cls1[j]
+            if b < 0:
+                continue
+            clash = False
+            for x in range(k):
+                for y in range(k):
+                    if hands0[i, x] == hands1[j, y]:
+                        clash = True
+            if clash:
+                continue
+            s = strength0[i] - strength1[j]
+            tot[a, b] += 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
+            cnt[a, b] += 1.0
+    for a in range(n0):
+        for b in range(n1):
+            if cnt[a, b] > 0:
+                tot[a, b] /= cnt[a, b]
+    return tot
+
+
+@njit(cache=True, fastmath=True)
+def _evaluate(player, opp_reach, cls_p, cls_o, u_off, u_rows, u_cols, U, weight, out):
+    """out[l, kp, h] = sum_r weight[l] sum_ko U[l, r, kp, ko][cls_p[l, r, h], :] . binned(opp_reach[l, ko])."""
+    nl = out.shape[0]
+    kp_n = out.shape[1]
+    nh = out.shape[2]
+    ko_n = opp_reach.shape[1]
+    no = opp_reach.shape[2]
+    nr = cls_p.shape[1]
+    for l in range(nl):
+        for r in range(nr):
+            nrow = u_rows[l, r]
+            ncol = u_cols[l, r]
+            if nrow == 0 or ncol == 0:
+                continue
+            cp = cls_p[l, r]
+            co = cls_o[l, r]
+            binned = np.zeros(ncol)
+            vals = np.zeros(nrow)
+            for ko in range(ko_n):
+                binned[:] = 0.0
+                for h in range(no):
+                    c = co[h]
+                    if c >= 0:
+                        binned[c] += opp_reach[l, ko, h]
+                for kp in range(kp_n):
+                    base = u_off[l, r, kp, ko]
+                    for a in range(nrow):
+                        s = 0.0
+                        row = base + a * ncol
+                        for b in range(ncol):
+                            s += U[row + b] * binned[b]
+                        vals[a] = s
+                    w = weight[l]
+                    for h in range(nh):
+                        c = cp[h]
+                        if c >= 0:
+                            out[l, kp, h] += w * vals[c]
+
+
+# --- the evaluator ---------------------------------------------------------------------------
+
+
+@dataclass
+class _Terminal:
+    fold_by: int  # -1: showdown
+    stake: float  # chips the folder loses / at stake at showdown (abstract)
+    path: list[tuple[int, int, int, int]]  # (node, action index, player, round)
+
+
+class RolloutLeafEvaluator(LeafEvaluator):
+    """Rollout values of a hold'em subgame's leaves from a blueprint's continuation strategies.
+
+    ``blueprint`` is a :class:`blueprint.model.Blueprint` with a hold'em card preset;
+    ``continuations[p]`` lists player ``p``'s options as strategy arrays over the
+    blueprint's slots (a :class:`blueprint.continuation.ContinuationSet`'s strategies;
+    ``[blueprint.strategy]`` for a player who plays the blueprint beyond the leaves).
+    ``rollouts`` run-outs per leaf (the paper found 3 best), ``seed`` makes them
+    reproducible. The work is done here, once; :meth:`values` is a cheap batched pass.
+    """
+
+    def __init__(
+        self,
+        tree: PublicTree,
+        blueprint,  # type: ignore[no-untyped-def]
+        continuations: tuple[Sequence[np.ndarray], Sequence[np.ndarray]],
+        rollouts: int = 3,
+        seed: int = 0,
+    ) -> None:
+        from abstraction.isomorphism import hand_index_batch
+        from blueprint.model import PresetCards
+        from pokerbot.solver.strength import hand_strengths
+
+        if rollouts < 1:
+            raise SolverError(f"rollouts per leaf must be >= 1, got {rollouts}")
+        self.num_choices = check_choices((len(continuations[0]), len(continuations[1])))
+        game = tree.game
+        if blueprint.game != game:
+            raise SolverError("the blueprint was trained for another game than the subgame's")
+        cards = PresetCards(game, blueprint.cards_name)
+        atree = blueprint.tree
+        strats = [[np.asarray(s, dtype=np.float64) for s in continuations[p]] for p in range(2)]
+        for p in range(2):
+            for s in strats[p]:
+                if s.shape != (atree.num_slots,):
+                    raise SolverError(f"a continuation of player {p} does not fit the blueprint ({s.shape} vs {atree.num_slots})")
+        self.tree = tree
+        self.rollouts = int(rollouts)
+        leaves = tree.continuation_leaves
+        nl = len(leaves)
+        h = tree.num_hands
+        rng = np.random.default_rng(seed)
+        cls = [np.full((nl, rollouts, h[p]), -1, dtype=np.int64) for p in range(2)]
+        rows = np.zeros((nl, rollouts), dtype=np.int64)
+        cols = np.zeros((nl, rollouts), dtype=np.int64)
+        k0, k1 = self.num_choices
+        offsets = np.zeros((nl, rollouts, max(k0, k1), max(k0, k1)), dtype=np.int64)
+        chunks: list[np.ndarray] = []
+        pos = 0
+        weight = np.zeros(nl)
+        self.mapped: list[tuple[int, str]] = []
+        for i, li in enumerate(leaves):
+            state = tree.leaf_states[int(li)]
+            node, abs_state = map_to_abstract(atree, state)
+            self.mapped.append((int(node), abs_state.betting_string()))
+            scale = sum(state.spent) / max(1, sum(abs_state.spent))
+            board = [c for g in tree.boards[int(tree.board[tree.leaf_nodes[li]])] for c in g]
+            remaining = [c for c in range(52) if c not in set(board) and c in set(game.deck())]
+            need = game.total_board_cards - len(board)
+            free = len(remaining) - 2 * game.num_hole_cards
+            weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
+            terminals = self._terminals(atree, int(node))
+            for r in range(rollouts):
+                run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
+                full = board + run
+                buckets = []
+                for p in range(2):
+                    hands = tree.hands[p].astype(np.int64)
+                    ok = ~np.isin(hands, full).any(axis=1)
+                    per_round = np.zeros((game.num_rounds, len(hands)), dtype=np.int64)
+                    for rnd in range(state.round, game.num_rounds):
+                        nb = game.board_cards_through(rnd)
+                        cards_ = np.concatenate([hands, np.tile(np.array(full[:nb], dtype=np.int64), (len(hands), 1))], axis=1)
+                        idx = hand_index_batch(rnd, cards_[ok])
+                        per_round[rnd, ok] = cards.abstraction.tables[rnd][idx]
+                    key = np.zeros(len(hands), dtype=np.int64)
+                    for rnd in range(state.round, game.num_rounds):
+                        key = key * (cards.num_buckets[rnd] + 1) + per_round[rnd]
+                    uniq, inv = np.unique(key[ok], return_inverse=True)
+                    cls[p][i, r, ok] = inv
+                    first = np.zeros(len(uniq), dtype=np.int64)
+                    first[inv] = np.arange(len(inv))
+                    buckets.append(per_round[:, ok][:, first])  # (rounds, classes): buckets of each class
+                rows[i, r], cols[i, r] = buckets[0].shape[1], buckets[1].shape[1]
+                strengths = [hand_strengths(tree.hands[p].astype(np.int64), np.array(full, dtype=np.int64)) for p in range(2)]
+                eq = _class_equity(strengths[0], strengths[1], cls[0][i, r], cls[1][i, r],
+                                   tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64), rows[i, r], cols[i, r])
+                for a in range(k0):
+                    for b in range(k1):
+                        u = self._class_values(atree, terminals, (strats[0][a], strats[1][b]), buckets, eq) * scale
+                        offsets[i, r, a, b] = pos
+                        chunks.append(u.ravel())
+                        pos += u.size
+        # values(player) reads U[c_player, c_other]: store player 1's transposed copies too.
+        self._cls = cls
+        self._rows = rows
+        self._cols = cols
+        self._off = offsets
+        self._U = np.concatenate(chunks) if chunks else np.zeros(0)
+        self._weight = weight
+        chunks_t: list[np.ndarray] = []
+        off_t = np.zeros((nl, rollouts, max(k0, k1), max(k0, k1)), dtype=np.int64)
+        pos = 0
+        for i in range(nl):
+            for r in range(rollouts):
+                for a in range(k0):
+                    for b in range(k1):
+                        o = offsets[i, r, a, b]
+                        u = self._U[o : o + rows[i, r] * cols[i, r]].reshape(rows[i, r], cols[i, r])
+                        off_t[i, r, b, a] = pos
+                        chunks_t.append(-u.T.ravel())
+                        pos += u.size
+        self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0)
+        self._off_t = off_t
+
+    @staticmethod
+    def _terminals(atree, node: int) -> list[_Terminal]:  # type: ignore[no-untyped-def]
+        from blueprint.abstract_game import DECISION, FOLD_NODE
+
+        out: list[_Terminal] = []
+        stack: list[tuple[int, list[tuple[int, int, int, int]]]] = [(node, [])]
+        while stack:
+            n, path = stack.pop()
+            if atree.kind[n] == DECISION:
+                for a, c in enumerate(atree.children(n)):
+                    stack.append((c, path + [(n, a, int(atree.player[n]), int(atree.round[n]))]))
+            elif atree.kind[n] == FOLD_NODE:
+                folder = int(atree.player[n])
+                out.append(_Terminal(folder, float(atree.spent[n, folder]), path))
+            else:
+                out.append(_Terminal(-1, float(min(atree.spent[n])), path))
+        return out
+
+    @staticmethod
+    def _class_values(atree, terminals, strats, buckets, eq) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """U[c0, c1]: player 0's payoff between bucket classes under the two strategies."""
+        n = (buckets[0].shape[1], buckets[1].shape[1])
+        fold = np.zeros(n)
+        show = np.zeros(n)
+        for t in terminals:
+            reach = [np.ones(n[0]), np.ones(n[1])]
+            for node, a, p, rnd in t.path:
+                na = int(atree.num_actions[node])
+                reach[p] = reach[p] * strats[p][int(atree.base[node]) + buckets[p][rnd] * na + a]
+            outer = np.outer(reach[0], reach[1])
+            if t.fold_by < 0:
+                show += t.stake * outer
+            else:
+                fold += (t.stake if t.fold_by == 1 else -t.stake) * outer
+        return fold + show * eq
+
+    def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
+        nl = opp_reach.shape[0]
+        out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
+        if player == 0:
+            _evaluate(0, np.ascontiguousarray(opp_reach), self._cls[0], self._cls[1], self._off, self._rows, self._cols,
+                      self._U, self._weight, out)
+        else:
+            _evaluate(1, np.ascontiguousarray(opp_reach), self._cls[1], self._cls[0], self._off_t, self._cols, self._rows,
+                      self._U_t, self._weight, out)
+        return out

@@ -1,0 +1,102 @@
+"""Rollout leaf values for HUNL subgames from the hunl-tiny blueprint (built by ``pokerbot demo``)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pokerbot.cards import parse_cards
+from pokerbot.gamedef import load_game
+from pokerbot.solver import PotFractionMenu, Solver, SolverError, build_tree
+from pokerbot.state import CALL, State, raise_to
+
+
+@pytest.fixture(scope="module")
+def setup():
+    from blueprint.continuation import bias_strategies
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+
+    path = blueprint_dir("hunl-tiny") / "blueprint.npz"
+    if not path.is_file():
+        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
+    bp = Blueprint.load(path)
+    game = load_game("hunl")
+    root = State.initial(game).apply(raise_to(300)).apply(CALL).with_cards(board_cards=parse_cards("Ks7h2c"))
+    tree = build_tree(game, PotFractionMenu((1.0,), True, 1), root=root, depth_limit=0)
+    sets = bias_strategies(bp.tree, bp.strategy, 10.0, 4)
+    return bp, tree, sets
+
+
+def test_leaf_mapping_follows_the_action_sequence(setup) -> None:
+    from realtime.leaf_values import map_to_abstract
+
+    bp, tree, _ = setup
+    game = tree.game
+    s = State.initial(game).apply(raise_to(300)).apply(CALL)
+    s = s.with_cards(board_cards=parse_cards("Ks7h2c")).apply(CALL).apply(CALL)
+    node, abs_state = map_to_abstract(bp.tree, s)
+    assert abs_state.betting_string() == "r300c/cc/" and bp.tree.kind[node] == 0 and bp.tree.round[node] == 2
+    # A 0.75-pot open (r250) maps to the nearest abstract raise by pot fraction (pot, not all-in).
+    s2 = State.initial(game).apply(raise_to(250)).apply(CALL)
+    node2, abs2 = map_to_abstract(bp.tree, s2)
+    assert abs2.betting_string() == "r300c/"
+
+
+def test_rollout_values_are_zero_sum_linear_and_seeded(setup) -> None:
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    ev = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=2, seed=7)
+    assert ev.num_choices == (1, 4)
+    nl = len(tree.continuation_leaves)
+    rng = np.random.default_rng(0)
+    r0 = rng.random((nl, 1, tree.num_hands[0]))
+    r1 = rng.random((nl, 4, tree.num_hands[1]))
+    v0 = ev.values(0, r1)  # (L, 1, H)
+    v1 = ev.values(1, r0)  # (L, 4, H)
+    assert v0.shape == (nl, 1, tree.num_hands[0]) and v1.shape == (nl, 4, tree.num_hands[1])
+    # Zero-sum: both sides' reach-weighted values of each leaf cancel.
+    lhs = np.einsum("lkh,lkh->l", r0, v0)
+    rhs = np.einsum("lkh,lkh->l", r1, v1)
+    np.testing.assert_allclose(lhs, -rhs, rtol=1e-9, atol=1e-6)
+    assert np.abs(lhs).max() > 0
+    # Linear in the opponent's reach.
+    np.testing.assert_allclose(ev.values(0, 2.0 * r1 + r1[:, ::-1]), 2.0 * v0 + ev.values(0, r1[:, ::-1]), rtol=1e-9, atol=1e-9)
+    # The options differ (a fold-biased opponent is worth something else than the blueprint).
+    assert not np.allclose(v1[:, 0], v1[:, 1])
+    # Seeded: the same seed gives the same values, another seed other run-outs.
+    again = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=2, seed=7)
+    np.testing.assert_array_equal(again.values(0, r1), v0)
+    other = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=2, seed=8)
+    assert not np.allclose(other.values(0, r1), v0)
+
+
+def test_depth_limited_hunl_flop_solve_converges_with_rollout_leaves(setup) -> None:
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    ev = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=1, seed=0)
+    s = Solver(tree, "dcfr", leaves=ev)
+    s.run(10)
+    early = s.exploitability()
+    s.run(70)
+    late = s.exploitability()
+    assert late < 0.5 * early
+    pot_mbb = 600 / 100 * 1000
+    assert late < 0.02 * pot_mbb  # below 2% of the pot inside the depth-limited game
+
+
+def test_bad_rollout_input_is_refused(setup) -> None:
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    with pytest.raises(SolverError, match="rollouts"):
+        RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=0)
+    with pytest.raises(SolverError, match="K >= 1"):
+        RolloutLeafEvaluator(tree, bp, ([sets[0]], []))
+    with pytest.raises(SolverError, match="does not fit the blueprint"):
+        RolloutLeafEvaluator(tree, bp, ([sets[0][:-1]], sets))
+    leduc = build_tree(load_game("leduc-nl"), PotFractionMenu((1.0,), True, 1), depth_limit=0)
+    with pytest.raises(SolverError, match="another game"):
+        RolloutLeafEvaluator(leduc, bp, ([sets[0]], sets))
