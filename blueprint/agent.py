@@ -142,20 +142,50 @@ class BlueprintAgent(Agent):
         size = raise_size_for_fraction(real, fraction_of_raise(self._abs, action.size))
         return raise_to(min(max(size, bounds[0]), bounds[1]))
 
-    def act(self, view: MatchState) -> Action:
+    def _slot_probabilities(self, view: MatchState) -> np.ndarray | None:
+        """The blueprint's probabilities over the abstract node's children (None: off the tree)."""
         self._follow(view)
         real = view.state
-        self.stats["decisions"] += 1
         node = self._node
         if (self._abs is None or self.tree.kind[node] != DECISION or self.tree.player[node] != view.viewer
                 or self.tree.round[node] != real.round):
-            self.stats["off_tree"] += 1
-            return CALL
+            return None
         hole = real.hole_cards[view.viewer]
         bucket = self.cards.bucket(real.round, hole, real.visible_board)
         probs = np.asarray(self.blueprint.probabilities(node, bucket), dtype=np.float64)
         total = probs.sum()
-        probs = probs / total if total > 0 else np.full(len(probs), 1.0 / len(probs))
+        return probs / total if total > 0 else np.full(len(probs), 1.0 / len(probs))
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """What :meth:`act` would play at ``view``, given the translations drawn so far; changes nothing.
+
+        The hand tracking (and the random generator, which translation draws from)
+        is put back afterwards, so ``act`` at the same view draws the same translation.
+        """
+        saved = (self._done, self._real, self._abs, self._node, dict(self._mine), dict(self.stats),
+                 self.rng.bit_generator.state)
+        try:
+            probs = self._slot_probabilities(view)
+            if probs is None:
+                return [(CALL, 1.0)]
+            out: dict[Action, float] = {}
+            for slot, p in enumerate(probs):
+                if p > 0.0:
+                    a = self._to_real(view.state, self.tree.actions(self._node)[slot])
+                    out[a] = out.get(a, 0.0) + float(p)
+            return list(out.items())
+        finally:
+            (self._done, self._real, self._abs, self._node, self._mine, self.stats,
+             self.rng.bit_generator.state) = saved
+
+    def act(self, view: MatchState) -> Action:
+        real = view.state
+        self.stats["decisions"] += 1
+        probs = self._slot_probabilities(view)
+        node = self._node
+        if probs is None:
+            self.stats["off_tree"] += 1
+            return CALL
         slot = int(self.rng.choice(len(probs), p=probs))
         self._mine[len(real.actions())] = slot
         return self._to_real(real, self.tree.actions(node)[slot])

@@ -52,6 +52,30 @@ class Agent(ABC):
     def end_hand(self, view: MatchState) -> None:
         """Called with the final view of each hand (opponents' cards if there was a showdown)."""
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]] | None:
+        """The exact probabilities with which :meth:`act` would choose at ``view``, or None if unknown.
+
+        Evaluation uses it (AIVAT corrections, the range tracking of local best
+        response), so it must not change how the agent plays: calling it, at the
+        view the agent is about to act at or at a hypothetical one (other hole
+        cards, another last action of the opponent), leaves the distribution of
+        the agent's later choices as it was. Probabilities are conditional on
+        the agent's internal state (say, a translation it already drew). The
+        default, None, marks the policy unknown (a remote player, a human).
+        """
+        return None
+
+    def action_probability(self, view: MatchState, action: Action) -> float | None:
+        """The probability that :meth:`act` takes ``action`` at ``view`` (None if the policy is unknown).
+
+        Defaults to summing :meth:`action_distribution`; agents with large
+        supports (a uniform raise size) answer it directly.
+        """
+        dist = self.action_distribution(view)
+        if dist is None:
+            return None
+        return sum(p for a, p in dist if a == action)
+
 
 def legal_or_call(state: State, action: Action) -> Action:
     """``action`` repaired the way the ACPC dealer would (raise sizes clamped), or a call.

@@ -83,6 +83,34 @@ class RandomAgent(Agent):
         lo, hi = state.raise_bounds()  # type: ignore[misc]
         return raise_to(self.rng.randint(lo, hi)) if self.game.nolimit else RAISE
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        state = view.state
+        kinds = state.legal_kinds()
+        share = 1.0 / len(kinds)
+        out: list[tuple[Action, float]] = []
+        for kind in kinds:
+            if kind == ActionType.FOLD:
+                out.append((FOLD, share))
+            elif kind == ActionType.CALL:
+                out.append((CALL, share))
+            elif not self.game.nolimit:
+                out.append((RAISE, share))
+            else:
+                lo, hi = state.raise_bounds()  # type: ignore[misc]
+                each = share / (hi - lo + 1)
+                out.extend((raise_to(size), each) for size in range(lo, hi + 1))
+        return out
+
+    def action_probability(self, view: MatchState, action: Action) -> float:
+        state = view.state
+        if not state.is_legal(action):
+            return 0.0
+        share = 1.0 / len(state.legal_kinds())
+        if action.kind != ActionType.RAISE or not self.game.nolimit:
+            return share
+        lo, hi = state.raise_bounds()  # type: ignore[misc]
+        return share / (hi - lo + 1)
+
 
 class CallAgent(Agent):
     """Always checks or calls."""
@@ -93,6 +121,9 @@ class CallAgent(Agent):
     def act(self, view: MatchState) -> Action:
         return CALL
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        return [(CALL, 1.0)]
+
 
 class RaiseAgent(Agent):
     """Raises pot-size whenever a raise is legal, else calls."""
@@ -102,6 +133,9 @@ class RaiseAgent(Agent):
 
     def act(self, view: MatchState) -> Action:
         return pot_raise(view.state) or CALL
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        return [(self.act(view), 1.0)]
 
 
 @njit(cache=True)
@@ -208,6 +242,13 @@ class EquityAgent(Agent):
         if to_call > 0 and state.can_fold() and e < to_call / (state.pot + to_call):
             return FOLD
         return CALL
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """One action with probability 1: the equity estimate is cached, so ``act`` repeats it.
+
+        (A view whose estimate was evicted from the cache is estimated afresh, like ``act`` would.)
+        """
+        return [(self.act(view), 1.0)]
 
 
 def _equity_factory(game: GameDef, seed: int | None = None, **options: str) -> Agent:
