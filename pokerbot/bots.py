@@ -72,6 +72,7 @@ class RandomAgent(Agent):
         self.game = game
         self.name = name
         self.rng = random.Random(seed)
+        self._dists: OrderedDict[tuple[object, ...], list[tuple[Action, float]]] = OrderedDict()
 
     def act(self, view: MatchState) -> Action:
         state = view.state
@@ -84,8 +85,17 @@ class RandomAgent(Agent):
         return raise_to(self.rng.randint(lo, hi)) if self.game.nolimit else RAISE
 
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """Uniform over the legal kinds, a raise's share spread evenly over its sizes.
+
+        The list is cached by the legal actions (they recur) and shared: do not change it.
+        """
         state = view.state
-        kinds = state.legal_kinds()
+        kinds = tuple(state.legal_kinds())
+        bounds = state.raise_bounds() if self.game.nolimit else None
+        key = (kinds, bounds)
+        cached = self._dists.get(key)
+        if cached is not None:
+            return cached
         share = 1.0 / len(kinds)
         out: list[tuple[Action, float]] = []
         for kind in kinds:
@@ -93,12 +103,15 @@ class RandomAgent(Agent):
                 out.append((FOLD, share))
             elif kind == ActionType.CALL:
                 out.append((CALL, share))
-            elif not self.game.nolimit:
+            elif bounds is None:
                 out.append((RAISE, share))
             else:
-                lo, hi = state.raise_bounds()  # type: ignore[misc]
+                lo, hi = bounds
                 each = share / (hi - lo + 1)
                 out.extend((raise_to(size), each) for size in range(lo, hi + 1))
+        self._dists[key] = out
+        if len(self._dists) > 64:
+            self._dists.popitem(last=False)
         return out
 
     def action_probability(self, view: MatchState, action: Action) -> float:
