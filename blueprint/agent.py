@@ -19,12 +19,13 @@ Over ACPC or in the match runner, by spec::
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from blueprint.abstract_game import DECISION
-from blueprint.model import Blueprint, make_cards, make_menu
+from blueprint.model import Blueprint, PresetCards, make_cards, make_menu
 from blueprint.storage import blueprint_dir
 from pokerbot.agent import Agent
 from pokerbot.errors import CheckpointError, PokerbotError
@@ -174,6 +175,38 @@ class BlueprintAgent(Agent):
                     a = self._to_real(view.state, self.tree.actions(self._node)[slot])
                     out[a] = out.get(a, 0.0) + float(p)
             return list(out.items())
+        finally:
+            (self._done, self._real, self._abs, self._node, self._mine, self.stats,
+             self.rng.bit_generator.state) = saved
+
+    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray:
+        """The probability of ``action`` at ``view`` for each of ``holes`` as this agent's cards; changes nothing."""
+        saved = (self._done, self._real, self._abs, self._node, dict(self._mine), dict(self.stats),
+                 self.rng.bit_generator.state)
+        try:
+            self._follow(view)
+            real = view.state
+            node = self._node
+            if (self._abs is None or self.tree.kind[node] != DECISION or self.tree.player[node] != view.viewer
+                    or self.tree.round[node] != real.round):
+                return np.full(len(holes), 1.0 if action == CALL else 0.0)
+            slots = [i for i, a in enumerate(self.tree.actions(node)) if self._to_real(real, a) == action]
+            if not slots:
+                return np.zeros(len(holes))
+            board = list(real.visible_board)
+            if isinstance(self.cards, PresetCards):
+                from abstraction.isomorphism import hand_index_batch
+
+                cards = np.array([list(h) + board for h in holes], dtype=np.int64).reshape(len(holes), -1)
+                buckets = np.asarray(self.cards.tables[real.round])[hand_index_batch(real.round, cards)]
+            else:
+                buckets = np.array([self.cards.bucket(real.round, h, board) for h in holes])
+            a_n = int(self.tree.num_actions[node])
+            rows = self.blueprint.strategy[int(self.tree.base[node]) + buckets.astype(np.int64)[:, None] * a_n
+                                           + np.arange(a_n)[None, :]].astype(np.float64)
+            total = rows.sum(axis=1)
+            chosen = rows[:, slots].sum(axis=1)
+            return np.where(total > 0, chosen / np.where(total > 0, total, 1.0), len(slots) / a_n)
         finally:
             (self._done, self._real, self._abs, self._node, self._mine, self.stats,
              self.rng.bit_generator.state) = saved

@@ -23,6 +23,9 @@ the visible board and the betting, and the opponents' cards only at a showdown.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
 
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -75,6 +78,22 @@ class Agent(ABC):
         if dist is None:
             return None
         return sum(p for a, p in dist if a == action)
+
+    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray | None:
+        """:meth:`action_probability` of ``action`` at ``view`` for each of ``holes`` as the agent's hole cards.
+
+        Local best response asks this for every hand in a range; agents answer it
+        in one go where they can. None if the policy is unknown.
+        """
+        out = np.empty(len(holes))
+        state = view.state
+        for i, hole in enumerate(holes):
+            cards = [tuple(int(c) for c in hole) if p == view.viewer else () for p in range(state.game.num_players)]
+            q = self.action_probability(MatchState(view.viewer, state.with_cards(cards)), action)
+            if q is None:
+                return None
+            out[i] = q
+        return out
 
 
 def legal_or_call(state: State, action: Action) -> Action:

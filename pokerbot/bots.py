@@ -114,6 +114,9 @@ class RandomAgent(Agent):
             self._dists.popitem(last=False)
         return out
 
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), self.action_probability(view, action))  # the cards do not matter
+
     def action_probability(self, view: MatchState, action: Action) -> float:
         state = view.state
         if not state.is_legal(action):
@@ -137,6 +140,9 @@ class CallAgent(Agent):
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
         return [(CALL, 1.0)]
 
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), 1.0 if action == CALL else 0.0)
+
 
 class RaiseAgent(Agent):
     """Raises pot-size whenever a raise is legal, else calls."""
@@ -149,6 +155,9 @@ class RaiseAgent(Agent):
 
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
         return [(self.act(view), 1.0)]
+
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), 1.0 if self.act(view) == action else 0.0)  # the cards do not matter
 
 
 @njit(cache=True)
