@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip the blueprint: a quick match between two baseline bots (--a, --b)")
     parser.add_argument("--a", default="equity", help="with --baseline: first bot (default equity)")
     parser.add_argument("--b", default="random", help="with --baseline: second bot (default random)")
+    parser.add_argument("--report", default=None, metavar="DIR",
+                        help="play the matches as a `pokerbot eval` experiment (AIVAT, logs, tables, plots) "
+                             "written to DIR (default: off, the quick matches)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -37,5 +40,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from evaluation.demo import run_demo
 
-    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress)
+    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress, report=args.report)
     return 0
