@@ -214,3 +214,43 @@ def test_ray_workers_split_the_hands():
     game = load_game("leduc-nl")
     r = run_lbr("raise", game, hands=40, seed=1, workers=2, progress=False)
     assert r.hands == 40 and r.workers == 2
+
+
+def _batch_matches_single(agent: Agent, game: GameDef, bettings: list[str], seed: int) -> None:
+    from evaluation.equity import all_hands
+
+    rng = np.random.default_rng(seed)
+    hands = all_hands(game)
+    for betting in bettings:
+        state = State.from_betting(game, betting)
+        p = state.current_player
+        board = tuple(int(c) for c in rng.choice(game.deck(), game.total_board_cards, replace=False))
+        state = state.with_cards([()] * 2, board)
+        holes = np.array([h for h in hands if not set(h) & set(state.visible_board)])
+        holes = holes[rng.permutation(len(holes))[:120]]
+        view = MatchState(p, state.with_cards([()] * 2))
+        agent.begin_hand(MatchState(p, State.initial(game)))
+        singles = [MatchState(p, state.with_cards([tuple(h) if q == p else () for q in range(2)])) for h in holes]
+        actions = {a for v in singles for a, q in agent.action_distribution(v) if q > 0}
+        for action in actions:
+            batch = agent.action_probabilities(view, holes, action)
+            single = np.array([agent.action_probability(v, action) for v in singles])
+            assert np.allclose(batch, single, atol=1e-12), (betting, action)
+
+
+def test_blueprint_batch_probabilities_match_its_distribution(tiny_card_abstraction: object, tmp_path):
+    """LBR asks the blueprint for a whole range at once; the answer equals the per-hand distribution."""
+    from blueprint.agent import BlueprintAgent
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    leduc = load_game("leduc")
+    t = Trainer(BlueprintConfig(name="l", game="leduc", iterations=20_000, chunk=20_000), directory=None)
+    t.train(progress=False)
+    _batch_matches_single(BlueprintAgent(t.blueprint(), seed=1), leduc, ["", "r", "rc/", "rc/r"], 0)
+    hunl_cfg = BlueprintConfig(name="h", game="hunl", cards="tiny", actions="tiny", iterations=20_000, chunk=20_000,
+                               dtype="float32")
+    t = Trainer(hunl_cfg, directory=None)
+    t.train(progress=False)
+    _batch_matches_single(BlueprintAgent(t.blueprint(), seed=1), load_game("hunl"),
+                          ["", "r300", "r300c/", "r300r900", "c", "r300c/r600", "r250c/r1000"], 1)
