@@ -67,8 +67,11 @@ class ValueFunction:
 
     Subclasses give :meth:`value`; the expectations over chance events default to
     exact enumeration (fine for Kuhn and Leduc), and :meth:`action_values` to
-    applying each action.
+    applying each action. ``seat`` is set before each hand to agent A's player
+    index (a value function may use it: the seats rotate).
     """
+
+    seat: int = 0
 
     def value(self, state: State) -> float:
         raise NotImplementedError
@@ -179,12 +182,14 @@ class FittedValue(EquityValue):
         self.weights: dict[tuple[int, ...], np.ndarray] = {}
         self._stats: dict[tuple[int, ...], np.ndarray] = {}
         self._seen = 0
+        #: Which player agent A is in the hand being scored (set by the scorer; the seats rotate):
+        #: part of the context, as two different agents bet differently.
+        self.seat = 0
 
-    @staticmethod
-    def context(state: State, player: int | None = None) -> tuple[int, ...]:
+    def context(self, state: State, player: int | None = None) -> tuple[int, ...]:
         m = max(state.max_spent, 1)
         acting = state.current_player if player is None else player
-        return (state.round, min(state.num_raises(), 3), -1 if acting is None else acting,
+        return (self.seat, state.round, min(state.num_raises(), 3), -1 if acting is None else acting,
                 int(math.log2(m * 4 / max(state.game.big_blind, 1))))
 
     def _scale(self, ctx: tuple[int, ...]) -> np.ndarray:
@@ -228,7 +233,7 @@ class FittedValue(EquityValue):
             raises = min(state.num_raises() + 1, 3)
             vals = np.empty(raised.size)
             for b in np.unique(buckets):
-                w = self._scale((state.round, raises, 1 - p, int(b)))
+                w = self._scale((self.seat, state.round, raises, 1 - p, int(b)))
                 sel = buckets == b
                 vals[sel] = m * (w[0] + w[1] * k) + (totals[sel] - m) * (w[2] + w[3] * k)
             out[raised] = vals
@@ -347,6 +352,8 @@ class AivatResult:
     aivat: np.ndarray
     duplicate: bool = False
     known: tuple[bool, bool] = (True, True)
+    #: The in-process match the hands came from (None when scored from a log).
+    match: object | None = None
 
     @property
     def plain_rate(self) -> WinRate:
@@ -441,17 +448,19 @@ def play_match_aivat(
         dists = []
         for i, (p, _) in enumerate((p, a) for rnd in final.history for p, a in rnd):
             dists.append(taken[p].get(i))
+        value_fn.seat = a_player  # type: ignore[union-attr]
         _, est0 = aivat_hand(final, value_fn, dists)
         estimates[hand] = est0 if a_player == 0 else -est0
         learn(final)
 
     result = play_match(rec[0], rec[1], game, hands, seed, duplicate=duplicate, on_state=scored,
                         **match_options)  # type: ignore[arg-type]
-    kn = (known[0] and agent_a.action_distribution.__func__ is not Agent.action_distribution,  # type: ignore[attr-defined]
-          known[1] and agent_b.action_distribution.__func__ is not Agent.action_distribution)  # type: ignore[attr-defined]
-    out = AivatResult(result.names, game, result.chips, estimates, duplicate, kn)
-    out.match = result  # type: ignore[attr-defined]
-    return out
+    kn = (known[0] and _reports_policy(agent_a), known[1] and _reports_policy(agent_b))
+    return AivatResult(result.names, game, result.chips, estimates, duplicate, kn, result)
+
+
+def _reports_policy(agent: Agent) -> bool:
+    return type(agent).action_distribution is not Agent.action_distribution
 
 
 def aivat_from_log(
@@ -492,6 +501,7 @@ def aivat_from_log(
             names = (name_a, rec.names[1 - a_player])
         final = rec.state
         dists = replay_policies(final, [agents.get(n) for n in rec.names])
+        value_fn.seat = a_player  # type: ignore[union-attr]
         _, est0 = aivat_hand(final, value_fn, dists)
         learn(final)
         chips[k] = rec.values[a_player]

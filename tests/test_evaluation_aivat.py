@@ -127,11 +127,12 @@ def _fitted(game: GameDef, a: str, b: str) -> FittedValue:
 
 
 CASES = [(g, a, b, v) for g, a, b in [("kuhn", "random", "raise"), ("kuhn", "call", "random"),
-                                       ("kuhn", "random", "random"), ("leduc", "random", "raise")]
+                                       ("kuhn", "random", "random")]
          for v in ("equity", "fitted", "hash")]
-CASES.append(("leduc", "equity", "random", "equity"))
+CASES += [("leduc", "random", "raise", "equity"), ("leduc", "random", "raise", "hash"),
+          ("leduc", "equity", "random", "equity")]
 SLOW_CASES = [("leduc", "random", "random", v) for v in ("equity", "fitted", "hash")] + [
-    ("leduc", "equity", "random", v) for v in ("fitted", "hash")]
+    ("leduc", "equity", "random", v) for v in ("fitted", "hash")] + [("leduc", "random", "raise", "fitted")]
 
 
 @pytest.mark.parametrize("game_name,a,b,value", CASES + [pytest.param(*c, marks=pytest.mark.slow) for c in SLOW_CASES])
