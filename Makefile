@@ -24,7 +24,7 @@ test: setup
 	$(BIN)/python -m pytest -q
 
 test-all: setup
-	$(BIN)/python -m pytest -q -m 'not interop'
+	$(BIN)/python -m pytest -q -m 'not interop and not browser'
 
 bench: setup
 	$(BIN)/python -m bench

@@ -177,7 +177,7 @@ def _load_stage(d: Path, *names: str) -> tuple[np.ndarray, ...] | None:
     if all(p.exists() for p in paths):
         try:
             return tuple(np.load(p, mmap_mode="r") for p in paths)
-        except (ValueError, OSError):
+        except (ValueError, OSError, EOFError):
             return None  # a damaged stage file: recompute it
     return None
 
@@ -369,8 +369,11 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
         build_abstraction(preset, progress=progress)
     try:
         manifest = json.loads(mpath.read_text())
-    except (OSError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"unreadable manifest {mpath}: {exc}") from exc
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise CheckpointError(f"unreadable manifest {mpath}: {exc}; rebuild with "
+                              f"`pokerbot abstraction build --preset {name} --force`") from None
+    if not isinstance(manifest, dict):
+        raise CheckpointError(f"unreadable manifest {mpath}: not a JSON object")
     if manifest.get("config") != cfg:
         raise CheckpointError(f"manifest {mpath} was built from another config: {manifest.get('config')}")
     tables = []
@@ -378,9 +381,16 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
         p = d / f"table_{r}.npy"
         try:
             t = np.load(p, mmap_mode="r")
-        except (OSError, ValueError) as exc:
-            raise CheckpointError(f"cannot read bucket table {p}: {exc}") from exc
-        if t.shape != (num_classes(r),):
-            raise CheckpointError(f"bucket table {p} has shape {t.shape}, expected ({num_classes(r)},)")
+        except (OSError, ValueError, EOFError) as exc:
+            raise CheckpointError(f"cannot read bucket table {p}: {exc}; rebuild with "
+                                  f"`pokerbot abstraction build --preset {name} --force`") from None
+        if t.shape != (num_classes(r),) or t.dtype.kind not in "iu":
+            raise CheckpointError(f"bucket table {p} has shape {t.shape} and dtype {t.dtype}, expected "
+                                  f"({num_classes(r)},) integers; rebuild with "
+                                  f"`pokerbot abstraction build --preset {name} --force`")
+        buckets = manifest["config"]["buckets"][r]
+        if r < 3 and len(t) and int(t.max()) >= buckets:  # the river table (GBs) is only checked by shape
+            raise CheckpointError(f"bucket table {p} holds bucket {int(t.max())}, the round has {buckets}; "
+                                  f"rebuild with `pokerbot abstraction build --preset {name} --force`")
         tables.append(t.view(np.ndarray) if isinstance(t, np.memmap) else t)
     return CardAbstraction(name=name, tables=tuple(tables), manifest=manifest, path=d)

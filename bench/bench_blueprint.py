@@ -19,81 +19,15 @@ import time
 
 
 from bench.pinning import one_cpu
-from pokerbot.gamedef import load_game
-from pokerbot.state import CALL, FOLD, RAISE, State
 
-# --- OpenSpiel oracle -----------------------------------------------------------------------
-
-_SPIEL_NAMES = {"kuhn": "kuhn_poker", "leduc": "leduc_poker"}
+# --- OpenSpiel oracle: the tests' shared adapter (tests/oracles.py) -----------------------
 
 
-def _my_state(game, spiel_history: list[int]) -> tuple[State, int]:
-    """Our State for an OpenSpiel kuhn/leduc history (cards are deck positions, rank = position // suits)."""
-    deck = game.deck()
-    st = State.initial(game, hole_cards=[[deck[spiel_history[0]]], [deck[spiel_history[1]]]])
-    board: list[int] = []
-    for a in spiel_history[2:]:
-        if st.round > 0 and len(board) < game.board_cards_through(st.round):
-            board.append(deck[a])
-            st = st.with_cards(board_cards=board)
-            continue
-        if game.num_rounds == 1:  # kuhn: 0 = pass (check / fold), 1 = bet (bet / call)
-            act = (FOLD if st.can_fold() else CALL) if a == 0 else (CALL if st.can_fold() else RAISE)
-        else:
-            act = (FOLD, CALL, RAISE)[a]
-        st = st.apply(act)
-    return st, int(st.current_player) if st.current_player is not None else -1
-
-
-def to_spiel_policy(game_name: str, policy):
-    """An OpenSpiel TabularPolicy equal to our infoset-keyed ``policy`` (missing infosets: uniform)."""
-    import pyspiel
-    from open_spiel.python import policy as osp
-
-    from pokerbot.infoset import infoset_key
-
-    game = load_game(game_name)
-    sg = pyspiel.load_game(_SPIEL_NAMES[game_name])
-    tab = osp.TabularPolicy(sg)
-    seen: set[str] = set()
-
-    def walk(s) -> None:
-        if s.is_terminal():
-            return
-        if s.is_chance_node():
-            for a, _ in s.chance_outcomes():
-                walk(s.child(a))
-            return
-        k = s.information_state_string()
-        if k not in seen:
-            seen.add(k)
-            st, p = _my_state(game, s.history())
-            row = policy.get(infoset_key(st, p))
-            probs = tab.policy_for_key(k)
-            legal = s.legal_actions()
-            probs[:] = 0.0
-            for a in legal:
-                if row is None:
-                    probs[a] = 1.0 / len(legal)
-                    continue
-                if game.num_rounds == 1:
-                    lab = ("f" if st.can_fold() else "c") if a == 0 else ("c" if st.can_fold() else "r")
-                else:
-                    lab = "fcr"[a]
-                probs[a] = row.get(lab, 0.0)
-        for a in s.legal_actions():
-            walk(s.child(a))
-
-    walk(sg.new_initial_state())
-    return sg, tab
-
-
-def spiel_nash_conv(game_name: str, policy) -> float:
+def spiel_nash_conv(game_name: str, policy) -> float:  # type: ignore[no-untyped-def]
     """OpenSpiel's exact NashConv (chips, sum over both players) of our policy."""
-    from open_spiel.python.algorithms import exploitability
+    from tests.oracles import spiel_nash_conv as nash_conv
 
-    sg, tab = to_spiel_policy(game_name, policy)
-    return float(exploitability.nash_conv(sg, tab))
+    return nash_conv(game_name, policy)
 
 
 # --- benchmarks -------------------------------------------------------------------------------

@@ -43,6 +43,7 @@ from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
+from pokerbot.gamedef import read_text_file
 
 
 class ConfigError(PokerbotError, ValueError):
@@ -97,6 +98,18 @@ class BlueprintConfig:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            kind = {"int": int, "float": (int, float), "str": str, "bool": bool}[str(f.type)]
+            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}
+                raise ConfigError(f"{self.source or 'config'}: {f.name} must be {want[str(f.type)]}, got {value!r}")
+        if self.eval_every < 0 or self.discount_until < 0:
+            raise ConfigError("eval_every and discount_until must be >= 0")
+        if not 0 <= self.seed < 2**63:
+            raise ConfigError(f"seed must be in 0..2**63-1, got {self.seed}")
+        if math.isnan(self.prune_threshold) or math.isnan(self.regret_floor):
+            raise ConfigError("prune_threshold and regret_floor must be numbers, not nan")
         if self.dtype not in ("float32", "float64"):
             raise ConfigError(f"dtype must be float32 or float64, got {self.dtype!r}")
         for name in ("iterations", "chunk", "checkpoint_every", "workers", "sync_every"):
@@ -134,7 +147,7 @@ def load_config(path: str | Path) -> BlueprintConfig:
         else:
             raise ConfigError(f"no config {str(path)!r}: not a file nor a name in configs/")
     try:
-        data = tomllib.loads(p.read_text())
+        data = tomllib.loads(read_text_file(p, "TOML config", ConfigError))
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{p}: {exc}") from None
     return config_from_dict(data, source=str(p))

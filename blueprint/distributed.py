@@ -58,15 +58,18 @@ class _WorkerImpl:
 
 
 def _start(trainer: Trainer) -> dict[str, Any]:
+    import logging
+
     import ray
 
     cfg = trainer.config
     if not ray.is_initialized():
+        # quiet by default: ray's INFO/WARNING start-up lines are not the user's business
+        quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
         if cfg.ray_address:
-            ray.init(address=cfg.ray_address, include_dashboard=False, log_to_driver=False)
+            ray.init(address=cfg.ray_address, **quiet)
         else:
-            ray.init(num_cpus=max(cfg.workers, 1), include_dashboard=False, log_to_driver=False,
-                     ignore_reinit_error=True)
+            ray.init(num_cpus=max(cfg.workers, 1), ignore_reinit_error=True, **quiet)
     # Locally the workers reserve no CPU, so several runs in one process never wait on each other
     # for ray's CPU slots (the run itself decides how many workers it starts); on a cluster each
     # takes one CPU and they are spread over the nodes.

@@ -125,7 +125,7 @@ class Blueprint:
             game = load_game(meta["game"])
             strategy = arrays.pop("strategy")
             tree = AbstractGame.from_arrays(game, meta["num_buckets"], arrays)
-        except (KeyError, TypeError) as exc:
+        except (KeyError, TypeError, ValueError) as exc:
             raise CheckpointError(f"{path}: incomplete blueprint ({exc})") from None
         if len(strategy) != tree.num_slots:
             raise CheckpointError(f"{path}: strategy has {len(strategy)} numbers, the tree needs {tree.num_slots}")

@@ -170,17 +170,25 @@ class Trainer:
     def load_checkpoint(self, path: str | Path | None = None) -> None:
         """Restore a checkpoint of this run; CheckpointError if corrupt or from another config."""
         path = Path(path) if path else self.checkpoint_path
-        meta, arrays = load_arrays(path, "checkpoint")
-        check_identity(path, meta.get("identity", {}), self._identity())
-        for name in ("regret", "ssum"):
-            a = arrays.get(name)
-            if a is None or a.shape != self.regret.shape or a.dtype != self.regret.dtype:
-                raise CheckpointError(f"{path}: array {name!r} missing or of the wrong shape/dtype")
+        try:
+            meta, arrays = load_arrays(path, "checkpoint")
+            check_identity(path, meta.get("identity", {}), self._identity())
+            for name, like in (("regret", self.regret), ("ssum", self.ssum),
+                               ("deal_rng", self.deal_rng), ("trav_rng", self.trav_rng)):
+                a = arrays.get(name)
+                if a is None or a.shape != like.shape or a.dtype != like.dtype:
+                    raise CheckpointError(f"{path}: array {name!r} missing or of the wrong shape/dtype")
+            iteration = meta.get("iteration")
+            if not isinstance(iteration, int) or isinstance(iteration, bool) or iteration < 0:
+                raise CheckpointError(f"{path}: bad iteration count {iteration!r}")
+        except CheckpointError as exc:
+            raise CheckpointError(f"{exc}; to start over, delete {path} "
+                                  f"(`pokerbot train --fresh` does)") from None
         self.regret = arrays["regret"].copy()
         self.ssum = arrays["ssum"].copy()
         self.deal_rng = arrays["deal_rng"].astype(np.uint64).copy()
         self.trav_rng = arrays["trav_rng"].astype(np.uint64).copy()
-        self.iteration = int(meta["iteration"])
+        self.iteration = iteration
 
     def save_blueprint(self) -> Path:
         if self.directory is None:

@@ -228,6 +228,8 @@ def _build(fields: dict[str, object], betting: str | None, name: str) -> GameDef
         if not 1 <= p <= num_players:
             raise GameDefError(f"invalid first player {p} on round {r + 1}")
     max_raises = per("max_raises", num_rounds, UNLIMITED_RAISES, "max raises")
+    if any(not 0 <= m <= UNLIMITED_RAISES for m in max_raises):  # ACPC stores maxRaises in a uint8
+        raise GameDefError(f"max raises must be in 0..{UNLIMITED_RAISES}, got {max_raises}")
     num_suits = scalar("num_suits")
     if not 1 <= num_suits <= 4:
         raise GameDefError(f"invalid number of suits: {num_suits}")
@@ -279,4 +281,21 @@ def load_game(name_or_path: str | os.PathLike[str]) -> GameDef:
             raise GameDefError(
                 f"no game {key!r}: not a shipped game ({', '.join(SHIPPED_GAMES)}) nor a .game file"
             )
-    return parse_gamedef(path.read_text(), name=name)
+    return parse_gamedef(read_text_file(path, "game definition", GameDefError), name=name)
+
+
+def read_text_file(path: Path, what: str, error: type[Exception], max_bytes: int = 1 << 20) -> str:
+    """The UTF-8 text of a small text file, or ``error`` naming ``path`` if it is binary, huge or unreadable."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(max_bytes + 1)
+    except OSError as exc:
+        raise error(f"cannot read {what} {os.fspath(path)!r}: {exc.strerror}") from None
+    if len(data) > max_bytes:
+        raise error(f"{os.fspath(path)}: not a {what} (over {max_bytes >> 20} MB)")
+    if b"\0" in data:
+        raise error(f"{os.fspath(path)}: not a {what} (binary data)")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise error(f"{os.fspath(path)}: not a {what} (not UTF-8 text: {exc.reason} at byte {exc.start})") from None

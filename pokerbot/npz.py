@@ -10,6 +10,9 @@ import os
 
 import numpy as np
 
+#: Every ``.npz`` file is a zip archive, and starts with a zip local-file header.
+ZIP_MAGIC = b"PK\x03\x04"
+
 
 def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     """Every array of the ``.npz`` archive at ``path``.
@@ -19,8 +22,17 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
     their own typed error.
     """
     with open(path, "rb") as f:
-        data = np.load(f, allow_pickle=False)
+        if f.read(4) != ZIP_MAGIC:
+            raise ValueError("not an .npz archive (empty, or not a zip file)")
+        f.seek(0)
+        try:
+            data = np.load(f, allow_pickle=False)
+        except ValueError:  # numpy's message advises unpickling: say what the file is instead
+            raise ValueError("not an .npz archive of plain arrays") from None
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("not an .npz archive")
         with data:
-            return {k: data[k] for k in data.files}
+            try:
+                return {k: data[k] for k in data.files}
+            except ValueError:
+                raise ValueError("an .npz archive holding objects, not plain arrays") from None

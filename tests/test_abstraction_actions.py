@@ -69,10 +69,17 @@ def test_depth_and_round_fallback():
     assert len(d.fractions_at(1, 0)) == 4 and d.fractions_at(1, 3) == ()
 
 
-def test_limit_games_get_every_legal_kind():
+def _check_limit_menus(menu) -> None:  # type: ignore[no-untyped-def]
     for name in ("leduc", "hulhe", "kuhn"):
         s = State.initial(load_game(name))
-        assert BetMenu.default()(s) == [FOLD, CALL, RAISE] if s.can_fold() else [CALL, RAISE]
+        expected = [FOLD, CALL, RAISE] if s.can_fold() else [CALL, RAISE]  # hulhe: the small blind may fold
+        assert menu(s) == expected, name
+
+
+def test_limit_games_get_every_legal_kind():
+    _check_limit_menus(BetMenu.default())
+    with pytest.raises(AssertionError, match="hulhe"):  # negative control: a menu that never folds fails
+        _check_limit_menus(lambda s: [CALL, RAISE])
     s = State.initial(load_game("kuhn"))
     assert BetMenu.tiny()(s) == [CALL, RAISE]
 
@@ -135,7 +142,7 @@ def test_pseudo_harmonic_axioms(a, width, t1, t2):
         assert p1 >= p2  # monotonically decreasing in x
     # robustness: small changes of x change the probability little (Lipschitz on [a, b])
     assert abs(p1 - p2) <= abs(x1 - x2) * (1 + a) * (1 + b) / ((b - a) * (1 + a) ** 2) + 1e-9
-    # it is the harmonic-type formula, not linear: strictly above the linear mapping inside
+    # it is the harmonic-type formula, not linear: (1+a)/(1+x) times the linear mapping, so at most it
     if a < x1 < b:
         assert p1 <= (b - x1) / (b - a) + 1e-12
 
@@ -164,9 +171,11 @@ def test_translate_maps_onto_menu_with_the_right_frequencies():
     a = [str(translate(s, raise_to(1000), menu, random.Random(9))) for _ in range(5)]
     b = [str(translate(s, raise_to(1000), menu, random.Random(9))) for _ in range(5)]
     assert a == b
-    # menu sizes and non-raises map to themselves; outside the menu range, to the extremes
+    # menu sizes and non-raises map to themselves; below the smallest raise, bracketed by call
+    # (r200 is half a pot: call with f(0, 1, 0.5) = 1/3); above the largest, to the largest
     assert translate(s, raise_to(300), menu, rng) == raise_to(300)
-    assert translate(s, raise_to(200), menu, rng) == raise_to(300)
+    opts = translation_probabilities(s, raise_to(200), menu)
+    assert [str(a) for a, _ in opts] == ["c", "r300"] and opts[0][1] == pytest.approx(1 / 3)
     assert translate(s, CALL, menu, rng) == CALL and translate(s, FOLD, menu, rng) == FOLD
     leduc = State.initial(load_game("leduc"))
     assert translate(leduc, RAISE, menu, rng) == RAISE

@@ -133,7 +133,8 @@ def test_nlfh_small_abstract_equilibrium_is_tied_and_measured():
 
     res = nlfh_small_exploitability(4, iterations=3)
     assert res["tie_spread"] < 1e-9  # one strategy per (betting, flop bucket)
-    assert 0.0 < res["exploitability"] < 5000.0
+    uniform = nlfh_small_exploitability(4, iterations=0)["exploitability"]  # no iteration: the uniform strategy
+    assert 0.0 < res["exploitability"] < 0.9 * uniform  # measured 1777 vs 2425 mbb/g
 
 
 @pytest.mark.slow

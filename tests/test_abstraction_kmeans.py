@@ -44,9 +44,15 @@ def test_recovers_separated_clusters(metric):
     if metric == "emd":
         x = emd_embed(x + 1e-3)
     c, lab = kmeans(x, np.ones(len(x)), 4, metric, seed=3)
-    # a perfect matching between found and true clusters
-    pairs = set(zip(lab.tolist(), truth.tolist()))
-    assert len(pairs) == 4
+    assert perfect_matching(lab, truth)
+    # negative control: one cluster for everything (which "4 distinct (label, truth) pairs" let through)
+    assert not perfect_matching(np.zeros_like(lab), truth)
+
+
+def perfect_matching(labels: np.ndarray, truth: np.ndarray) -> bool:
+    """Whether found and true clusters correspond one to one."""
+    pairs = set(zip(labels.tolist(), truth.tolist()))
+    return len(pairs) == len({l for l, _ in pairs}) == len({t for _, t in pairs}) == len(set(truth.tolist()))
 
 
 def test_weights_act_as_multiplicities():

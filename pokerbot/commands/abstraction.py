@@ -10,47 +10,63 @@ HELP = "build the hold'em card abstraction (bucket tables) and report its qualit
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     b = sub.add_parser("build", help="build the bucket tables of a preset (resumes an interrupted build)")
-    b.add_argument("--preset", default="tiny", help="tiny (minutes) or default (hundreds of buckets)")
-    b.add_argument("--force", action="store_true", help="rebuild the clustering even if a manifest exists")
-    b.add_argument("--no-progress", action="store_true", help="no progress bars")
+    b.add_argument("--preset", default="tiny", help="tiny (minutes) or default (hundreds of buckets; default tiny)")
+    b.add_argument("--force", action="store_true",
+                   help="rebuild the clustering even if a manifest exists (default: reuse)")
+    b.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
     r = sub.add_parser("report", help="within-bucket EHS spread per round of a built preset")
-    r.add_argument("--preset", default="tiny")
+    r.add_argument("--preset", default="tiny", help="a built preset: tiny or default (default tiny)")
     r.add_argument("--exploitability", action="store_true",
-                   help="also solve nlfh-small with flop buckets and measure real-game exploitability")
+                   help="also solve nlfh-small with flop buckets and measure real-game exploitability (default: off)")
     r.add_argument("--buckets", default="3,10", help="flop bucket counts for --exploitability (default 3,10)")
-    r.add_argument("--iterations", type=int, default=300, help="CFR iterations for --exploitability")
+    r.add_argument("--iterations", type=int, default=300, help="CFR iterations for --exploitability (default 300)")
     w = sub.add_parser("bucket", help="print the bucket of a hand, e.g. AsKs 2s7sQd")
-    w.add_argument("--preset", default="tiny")
-    w.add_argument("hole")
-    w.add_argument("board", nargs="?", default="")
+    w.add_argument("--preset", default="tiny", help="a built preset: tiny or default (default tiny)")
+    w.add_argument("hole", help="two hole cards, e.g. AsKs")
+    w.add_argument("board", nargs="?", default="", help="0, 3, 4 or 5 board cards, e.g. 2s7sQd (default: none)")
 
 
 def run(args: argparse.Namespace) -> int:
     import json
 
     from abstraction.buckets import build_abstraction, load_abstraction
+    from pokerbot.commands._args import ArgumentError, count, int_list
 
-    if args.action == "build":
-        d = build_abstraction(args.preset, progress=not args.no_progress, force=args.force)
-        m = json.loads((d / "manifest.json").read_text())
-        print(f"{args.preset}: buckets {m['config']['buckets']} in {d} (built in {m['build_seconds']} s)")
-        return 0
+    if args.action == "report":
+        if args.exploitability:
+            count("--iterations", args.iterations)
+            int_list("--buckets", args.buckets, 1, 1000)
     if args.action == "bucket":
         from abstraction.isomorphism import BOARD_CARDS
         from pokerbot.cards import parse_cards
 
-        ab = load_abstraction(args.preset, build_if_missing=False)
         hole, board = parse_cards(args.hole), parse_cards(args.board)
-        r = BOARD_CARDS.index(len(board)) if len(board) in BOARD_CARDS else -1
-        print(ab.bucket(r, hole, board))
+        if len(hole) != 2:
+            raise ArgumentError(f"HOLE must be two cards, got {args.hole!r}")
+        if len(board) not in BOARD_CARDS:
+            raise ArgumentError(f"BOARD must have 0, 3, 4 or 5 cards, got {args.board!r}")
+        ab = load_abstraction(args.preset, build_if_missing=False)
+        print(ab.bucket(BOARD_CARDS.index(len(board)), hole, board))
+        return 0
+    if args.action == "build":
+        from abstraction.buckets import artifact_dir
+
+        print(f"building card abstraction {args.preset!r} in {artifact_dir(args.preset)} "
+              f"(reuses finished stages; tiny takes a few minutes)", flush=True)
+        d = build_abstraction(args.preset, progress=not args.no_progress, force=args.force)
+        m = json.loads((d / "manifest.json").read_text())
+        sizes = "/".join(str(b) for b in m["config"]["buckets"])
+        print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {d} "
+              f"(built in {m['build_seconds']} s)")
         return 0
     from abstraction.quality import ehs_spread, format_report, nlfh_small_exploitability
 
     ab = load_abstraction(args.preset, build_if_missing=False)
-    print(f"{ab!r} at {ab.path}")
+    sizes = "/".join(str(ab.num_buckets(r)) for r in range(4))
+    print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {ab.path}")
     print(format_report(ehs_spread(ab.path)))
     if args.exploitability:
-        for k in [int(x) for x in args.buckets.split(",")]:
+        for k in int_list("--buckets", args.buckets, 1, 1000):
             res = nlfh_small_exploitability(k, iterations=args.iterations)
             print(f"nlfh-small, {k} flop buckets: {res['exploitability']:.1f} mbb/g real-game exploitability "
                   f"(lossless solve: {res['lossless']:.1f} mbb/g, {args.iterations} iterations)")

@@ -13,14 +13,22 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", default="call",
                         help="agent spec: random, call, raise, equity, or package.module:factory[?k=v&...]")
     parser.add_argument("--game", default="hunl", help="the dealer's game: a .game file or shipped name (hunl)")
-    parser.add_argument("--seed", type=int, default=None, help="seed of the agent's own randomness")
+    parser.add_argument("--seed", type=int, default=None,
+                        help="seed of the agent's own randomness (default: from the operating system)")
     parser.add_argument("--timeout", type=float, default=None, metavar="SECONDS",
                         help="give up if the dealer sends nothing for this long (default: wait)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no per-hand lines")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no per-hand lines (default: one line per hand on stderr)")
 
 
 def run(args: argparse.Namespace) -> int:
     import sys
+
+    from pokerbot.commands._args import agent_spec, count, number, seed
+
+    count("PORT", args.port, 1, 65535)
+    agent_spec("--agent", args.agent)
+    seed("--seed", args.seed)
+    number("--timeout", args.timeout, 0.0, 10**9, low_open=True)
 
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game

@@ -20,18 +20,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--iterations", type=int, default=2_000_000,
                         help="MCCFR iterations of the tiny blueprint (default 2,000,000; resumes a shorter run)")
     parser.add_argument("--baseline", action="store_true",
-                        help="skip the blueprint: a quick match between two baseline bots (--a, --b)")
+                        help="skip the blueprint: a quick match between two baseline bots (--a, --b; default: the full demo)")
     parser.add_argument("--a", default="equity", help="with --baseline: first bot (default equity)")
     parser.add_argument("--b", default="random", help="with --baseline: second bot (default random)")
     parser.add_argument("--report", default=None, metavar="DIR",
                         help="play the matches as a `pokerbot eval` experiment (AIVAT, logs, tables, plots) "
                              "written to DIR (default: off, the quick matches)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
 
 
 def run(args: argparse.Namespace) -> int:
-    if args.hands < 2:
-        raise SystemExit("pokerbot demo: --hands must be at least 2")
+    from pokerbot.commands._args import agent_spec, count, seed
+
+    count("--hands", args.hands, 2)
+    seed("--seed", args.seed)
+    count("--iterations", args.iterations)
+    agent_spec("--a", args.a)
+    agent_spec("--b", args.b)
     progress = not args.no_progress
     if args.baseline:
         from evaluation.match import baseline_demo
@@ -40,5 +45,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     from evaluation.demo import run_demo
 
+    print(f"training (or resuming) the tiny HUNL blueprint to {args.iterations:,} MCCFR iterations "
+          f"(about a minute the first time; the tiny card abstraction is built first if missing), "
+          f"then {args.hands:,} duplicate hands against each baseline", flush=True)
     run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress, report=args.report)
     return 0

@@ -9,21 +9,30 @@ HELP = "play a heads-up match between two agents and print A's mbb/g with its 95
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("a", metavar="A", help="agent spec of A: random, call, raise, equity or package.module:factory[?k=v]")
-    parser.add_argument("b", metavar="B", help="agent spec of B")
+    parser.add_argument("b", metavar="B", help="agent spec of B (same forms as A)")
     parser.add_argument("--game", default="hunl", help="a shipped game name or .game file (default hunl)")
     parser.add_argument("--hands", type=int, default=1000, help="number of hands (default 1000)")
     parser.add_argument("--seed", type=int, default=0, help="card seed, as the ACPC dealer's (default 0)")
-    parser.add_argument("--duplicate", action="store_true", help="play every deal twice with seats swapped")
+    parser.add_argument("--duplicate", action="store_true", help="play every deal twice with seats swapped (default: once)")
     parser.add_argument("--over-acpc", action="store_true",
-                        help="play through the dealer over loopback sockets instead of in-process")
+                        help="play through the dealer over loopback sockets (default: in-process)")
     parser.add_argument("--log", default=None, metavar="PATH",
                         help="ACPC-format log (default runs/<A>_vs_<B>.<game>.s<seed>.log)")
-    parser.add_argument("--no-log", action="store_true", help="write no log")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-log", action="store_true", help="write no log (default: write one)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:
     from pathlib import Path
+
+    from pokerbot.commands._args import agent_spec, count, output_file, seed
+
+    count("--hands", args.hands)
+    agent_spec("A", args.a)
+    agent_spec("B", args.b)
+    seed("--seed", args.seed)
+    if args.log and not args.no_log:
+        output_file("--log", args.log, make_parents=True)
 
     from evaluation.match import MatchAborted, play_match
     from pokerbot.bots import make_agent

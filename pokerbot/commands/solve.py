@@ -11,7 +11,7 @@ def add_menu_arguments(parser: argparse.ArgumentParser) -> None:
     """Bet-menu options shared with ``pokerbot exploitability`` (no-limit games only)."""
     parser.add_argument("--bet-sizes", default=None, metavar="F1,F2",
                         help="no-limit raises as pot fractions (default 0.5,1; '-' for none)")
-    parser.add_argument("--no-all-in", action="store_true", help="no-limit: leave all-in out of the menu")
+    parser.add_argument("--no-all-in", action="store_true", help="no-limit: leave all-in out of the menu (default: all-in in)")
     parser.add_argument("--max-raises", type=int, default=None, metavar="N",
                         help="no-limit: raises kept per round (default 3)")
 
@@ -24,41 +24,68 @@ def menu_from_args(args: argparse.Namespace, game, fallback: str | None = None):
         return default_menu(game)
     if args.bet_sizes is None and not args.no_all_in and args.max_raises is None:
         return menu_from_spec(fallback) if fallback else default_menu(game)
+    from pokerbot.commands._args import float_list
+
     sizes = (0.5, 1.0) if args.bet_sizes is None else (
-        () if args.bet_sizes.strip() == "-" else tuple(float(x) for x in args.bet_sizes.split(","))
+        () if args.bet_sizes.strip() == "-" else float_list("--bet-sizes", args.bet_sizes)
     )
     return pot_fraction_menu(sizes, not args.no_all_in, 3 if args.max_raises is None else args.max_raises)
 
 
+def check_menu_arguments(args: argparse.Namespace) -> None:
+    """Validate the options of :func:`add_menu_arguments` before any work."""
+    from pokerbot.commands._args import ArgumentError, count, float_list
+
+    if args.bet_sizes is not None and args.bet_sizes.strip() != "-":
+        if any(size <= 0 for size in float_list("--bet-sizes", args.bet_sizes)):
+            raise ArgumentError(f"--bet-sizes must be positive pot fractions, got {args.bet_sizes!r}")
+    if args.max_raises is not None:
+        count("--max-raises", args.max_raises, 0, 255)
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("game", metavar="GAME", help="a shipped game name (kuhn, leduc, leduc-nl, nlfh-small, ...) or a .game file")
-    parser.add_argument("--algorithm", default="cfr+", choices=["cfr", "cfr+", "lcfr", "dcfr"])
+    parser.add_argument("--algorithm", default="cfr+", choices=["cfr", "cfr+", "lcfr", "dcfr"],
+                        help="CFR, CFR+, Linear CFR or Discounted CFR (default cfr+)")
     parser.add_argument("--iterations", type=int, default=1000, metavar="N",
-                        help="total iterations (with --checkpoint, counting those already done)")
-    parser.add_argument("--out", default=None, metavar="FILE", help="strategy file to write (.gz to compress)")
+                        help="total iterations (with --checkpoint, counting those already done; default 1000)")
+    parser.add_argument("--out", default=None, metavar="FILE",
+                        help="strategy file to write (.gz to compress; default: none)")
     parser.add_argument("--eval-every", type=int, default=None, metavar="N",
-                        help="compute exploitability every N iterations (default: iterations/10)")
+                        help="compute exploitability every N iterations, 0 for only at the end "
+                        "(default: iterations/10)")
     parser.add_argument("--target", type=float, default=None, metavar="MBB",
-                        help="stop once exploitability is at most MBB mbb/g")
-    parser.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates")
+                        help="stop once exploitability is at most MBB mbb/g (default: run every iteration)")
+    parser.add_argument("--simultaneous", action="store_true", help="simultaneous instead of alternating updates (default: alternating)")
     parser.add_argument("--averaging", default=None, choices=["uniform", "linear", "quadratic"],
                         help="average-strategy weighting (default: per algorithm)")
     parser.add_argument("--checkpoint", default=None, metavar="FILE.npz",
-                        help="resume from FILE.npz if it exists; save to it at every evaluation and at the end")
+                        help="resume from FILE.npz if it exists; save to it at every evaluation and at the end "
+                        "(default: none)")
     add_menu_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:
     import os
     import time
 
+    from pokerbot.commands._args import count, input_file, number, optional_count, output_file
+    from pokerbot.errors import CheckpointError
     from pokerbot.gamedef import load_game
-    from pokerbot.solver import Solver, SolverError, build_tree, menu_spec, save_strategy
+    from pokerbot.solver import Solver, build_tree, menu_spec, save_strategy
 
+    count("--iterations", args.iterations)
+    optional_count("--eval-every", args.eval_every, 0)
+    number("--target", args.target)
+    check_menu_arguments(args)
+    if args.out is not None:
+        output_file("--out", args.out)
+    if args.checkpoint is not None:
+        output_file("--checkpoint", args.checkpoint)
+        if os.path.exists(args.checkpoint):
+            input_file("--checkpoint", args.checkpoint)
     game = load_game(args.game)
-    if args.iterations < 1:
-        raise SolverError(f"--iterations must be at least 1, got {args.iterations}")
     menu = menu_from_args(args, game)
     start = time.perf_counter()
     tree = build_tree(game, menu)
@@ -68,17 +95,39 @@ def run(args: argparse.Namespace) -> int:
     solver = Solver(tree, args.algorithm, alternating=not args.simultaneous, averaging=args.averaging)
     every = args.eval_every if args.eval_every is not None else max(1, args.iterations // 10)
     if args.checkpoint and os.path.exists(args.checkpoint):
-        solver.load_checkpoint(args.checkpoint)
+        start_over = f"delete {args.checkpoint} (or name another --checkpoint) to start over"
+        try:
+            solver.load_checkpoint(args.checkpoint)
+        except CheckpointError as exc:
+            raise CheckpointError(f"{exc}; {start_over}") from None
+        if solver.iteration < 0:
+            raise CheckpointError(f"{args.checkpoint}: negative iteration count {solver.iteration}; {start_over}")
         print(f"resumed from {args.checkpoint} at iteration {solver.iteration}", flush=True)
     remaining = max(0, args.iterations - solver.iteration)
 
     class _Stop(Exception):
         pass
 
+    def save_checkpoint() -> None:
+        """Save with Ctrl-C held back until the file is whole (an interrupted zip write is an error).
+
+        A Python-level handler, not a signal mask: the mask is per thread, and numba's threads take the signal.
+        """
+        import signal
+
+        pending: list[int] = []
+        previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
+        try:
+            solver.save_checkpoint(args.checkpoint)
+        finally:
+            signal.signal(signal.SIGINT, previous)
+        if pending:
+            raise KeyboardInterrupt
+
     def report(it: int, mbb: float) -> None:
         print(f"iteration {it}: exploitability {mbb:.6g} mbb/g", flush=True)
         if args.checkpoint:
-            solver.save_checkpoint(args.checkpoint)
+            save_checkpoint()
         if args.target is not None and mbb <= args.target:
             raise _Stop
 
@@ -89,7 +138,7 @@ def run(args: argparse.Namespace) -> int:
         pass
     finally:
         if args.checkpoint:
-            solver.save_checkpoint(args.checkpoint)
+            save_checkpoint()
     seconds = time.perf_counter() - start
     strat = solver.average_strategy()
     from pokerbot.solver import exploitability, expected_value

@@ -9,18 +9,31 @@ HELP = "train a blueprint (MCCFR) from a TOML config in configs/ (resumes from i
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("config", help="a TOML file, or the name of one in configs/ (leduc, hunl-tiny, ...)")
-    parser.add_argument("--iterations", type=int, help="total iterations (default: the config's)")
-    parser.add_argument("--fresh", action="store_true", help="ignore an existing checkpoint and start over")
+    parser.add_argument("--iterations", type=int, help="total iterations, counting those already done "
+                        "(default: the config's)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="ignore an existing checkpoint and start over (default: resume)")
     parser.add_argument("--workers", type=int, help="ray workers (default: the config's)")
-    parser.add_argument("--ray-address", help="ray cluster address ('auto', host:port); default: local")
-    parser.add_argument("--eval-every", type=int, help="exploitability every N iterations (small games)")
-    parser.add_argument("--checkpoint-every", type=int, help="checkpoint every N iterations")
-    parser.add_argument("--dir", help="run directory (default: $POKERBOT_HOME/blueprints/<name>)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--ray-address", help="ray cluster address ('auto', host:port; default: local)")
+    parser.add_argument("--eval-every", type=int,
+                        help="exploitability every N iterations, small games only; 0 for never (default: the config's)")
+    parser.add_argument("--checkpoint-every", type=int, help="checkpoint every N iterations (default: the config's)")
+    parser.add_argument("--dir", help="run directory (default: $POKERBOT_HOME/blueprints/<config name>)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:
+    from pokerbot.commands._args import optional_count, writable_directory
+
+    optional_count("--iterations", args.iterations)
+    optional_count("--workers", args.workers, 1, 1024)
+    optional_count("--eval-every", args.eval_every, 0)
+    optional_count("--checkpoint-every", args.checkpoint_every)
+    if args.dir is not None:
+        writable_directory("--dir", args.dir)
+
     from blueprint.config import load_config
+    from blueprint.storage import blueprint_dir
     from blueprint.trainer import Trainer, small_game_evaluator
 
     cfg = load_config(args.config)
@@ -35,10 +48,15 @@ def run(args: argparse.Namespace) -> int:
         changes["checkpoint_every"] = args.checkpoint_every
     if changes:
         cfg = cfg.replace(**changes)
+    if args.dir is None:
+        writable_directory("the run directory", blueprint_dir(cfg.name))
+    print(f"{cfg.name}: building the abstract game of {cfg.game} ({cfg.cards} cards, {cfg.actions} actions)",
+          flush=True)
     trainer = Trainer(cfg, directory=args.dir or True)
     try:
-        print(f"{cfg.name}: {trainer.describe()}")
-        print(f"run directory: {trainer.directory}")
+        facts = trainer.describe()
+        print(f"{facts['nodes']:,} nodes, {facts['infosets']:,} information sets, "
+              f"{facts['memory_bytes'] / 1e6:.1f} MB; run directory {trainer.directory}", flush=True)
         if args.fresh and trainer.checkpoint_path.is_file():
             trainer.checkpoint_path.unlink()
         evaluate = small_game_evaluator(trainer) if cfg.eval_every else None

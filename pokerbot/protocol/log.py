@@ -147,9 +147,14 @@ def parse_log(game: GameDef, lines: Iterable[str]) -> MatchLog:
 
 
 def read_log(game: GameDef, path: str | os.PathLike[str]) -> MatchLog:
-    """Parse the ACPC log file at ``path``."""
-    with open(path) as f:
-        return parse_log(game, f)
+    """Parse the ACPC log file at ``path``; MatchStateError if it cannot be read or is not a log."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            return parse_log(game, f)
+    except OSError as exc:
+        raise MatchStateError(f"cannot read log {os.fspath(path)!r}: {exc.strerror}") from None
+    except UnicodeDecodeError as exc:
+        raise MatchStateError(f"{os.fspath(path)}: not an ACPC log (not UTF-8 text: {exc.reason})") from None
 
 
 class LogWriter:

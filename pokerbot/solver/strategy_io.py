@@ -34,10 +34,12 @@ Format (UTF-8 text, gzip-compressed when the name ends in ``.gz``)::
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import io
 import os
-from collections.abc import Mapping
+import zlib
+from collections.abc import Iterator, Mapping
 from typing import IO
 
 import numpy as np
@@ -52,6 +54,20 @@ def _open(path: str | os.PathLike[str], mode: str, gz: bool | None = None) -> IO
     if gz if gz is not None else str(path).endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")  # type: ignore[arg-type]
     return open(path, mode, encoding="utf-8")
+
+
+@contextlib.contextmanager
+def _replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
+    """A text file that replaces ``path`` when the block ends, and leaves nothing behind if it fails."""
+    tmp = str(path) + ".tmp"
+    try:
+        with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
+            yield f
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.remove(tmp)
+        raise
 
 
 def _header(game: GameDef | None, extra: Mapping[str, str] | None) -> list[str]:
@@ -77,13 +93,11 @@ def save_policy(
     extra: Mapping[str, str] | None = None,
 ) -> None:
     """Write ``policy`` to ``path`` in the format above (keys sorted); ``extra`` adds header lines."""
-    tmp = str(path) + ".tmp"
-    with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
+    with _replacing(path) as f:
         for line in _header(game, extra):
             f.write(line + "\n")
         for key in sorted(policy):
             f.write(_line(key, policy[key]) + "\n")
-    os.replace(tmp, path)
 
 
 def save_strategy(
@@ -95,16 +109,51 @@ def save_strategy(
     """
     from pokerbot.solver.policy import iter_strategy_rows
 
-    tmp = str(path) + ".tmp"
     count = 0
-    with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
+    with _replacing(path) as f:
         for line in _header(tree.game, extra):
             f.write(line + "\n")
         for key, labels, col in iter_strategy_rows(tree, strat):
             f.write(key + "".join(f"\t{lab}={float(q)!r}" for lab, q in zip(labels, col) if q > 0.0) + "\n")
             count += 1
-    os.replace(tmp, path)
     return count
+
+
+def _read_lines(f: IO[str], path: str | os.PathLike[str], policy: dict[str, dict[str, float]],
+                headers: dict[str, str], gamedef: list[str]) -> None:
+    """Fill ``policy``, ``headers`` and the ``#gamedef`` lines from the open strategy file ``f``."""
+    first = f.readline().rstrip("\n")
+    if first != MAGIC:
+        raise CheckpointError(f"{os.fspath(path)}: first line must be {MAGIC!r}, got {first[:40]!r}")
+    for line_no, raw in enumerate(f, start=2):
+        line = raw.rstrip("\n")
+        if not line:
+            continue
+        if line.startswith("#"):
+            name, _, value = line[1:].partition(" ")
+            if name == "gamedef":
+                gamedef.append(value)
+            else:
+                headers[name] = value
+            continue
+        key, *fields = line.split("\t")
+        if ":" not in key:
+            raise CheckpointError(f"{os.fspath(path)}:{line_no}: infoset key {key!r} has no ':'")
+        dist: dict[str, float] = {}
+        for fld in fields:
+            lab, eq, prob = fld.partition("=")
+            try:
+                dist[lab] = float(prob)
+            except ValueError:
+                eq = ""
+            if not eq or not lab or not 0.0 <= dist[lab] < float("inf"):
+                raise CheckpointError(f"{os.fspath(path)}:{line_no}: bad action field {fld!r} "
+                                      f"(want label=probability, a finite number >= 0)")
+        if fields and not sum(dist.values()) > 0.0:
+            raise CheckpointError(f"{os.fspath(path)}:{line_no}: the probabilities of {key!r} sum to 0")
+        if key in policy:
+            raise CheckpointError(f"{os.fspath(path)}:{line_no}: infoset {key!r} appears twice")
+        policy[key] = dist
 
 
 def read_policy(path: str | os.PathLike[str]) -> tuple[dict[str, dict[str, float]], dict[str, str], GameDef | None]:
@@ -119,39 +168,11 @@ def read_policy(path: str | os.PathLike[str]) -> tuple[dict[str, dict[str, float
         f = _open(path, "r")
     except OSError as exc:
         raise CheckpointError(f"cannot read strategy file {os.fspath(path)!r}: {exc}") from None
-    with f:
-        try:
-            first = f.readline().rstrip("\n")
-        except (OSError, UnicodeDecodeError) as exc:
-            raise CheckpointError(f"{os.fspath(path)}: not a text strategy file ({exc})") from None
-        if first != MAGIC:
-            raise CheckpointError(f"{os.fspath(path)}: first line must be {MAGIC!r}, got {first[:40]!r}")
-        for line_no, raw in enumerate(f, start=2):
-            line = raw.rstrip("\n")
-            if not line:
-                continue
-            if line.startswith("#"):
-                name, _, value = line[1:].partition(" ")
-                if name == "gamedef":
-                    gamedef.append(value)
-                else:
-                    headers[name] = value
-                continue
-            key, *fields = line.split("\t")
-            if ":" not in key:
-                raise CheckpointError(f"{os.fspath(path)}:{line_no}: infoset key {key!r} has no ':'")
-            dist: dict[str, float] = {}
-            for fld in fields:
-                lab, eq, prob = fld.partition("=")
-                try:
-                    dist[lab] = float(prob)
-                except ValueError:
-                    eq = ""
-                if not eq or not lab:
-                    raise CheckpointError(f"{os.fspath(path)}:{line_no}: bad action field {fld!r}")
-            if key in policy:
-                raise CheckpointError(f"{os.fspath(path)}:{line_no}: infoset {key!r} appears twice")
-            policy[key] = dist
+    try:
+        with f:
+            _read_lines(f, path, policy, headers, gamedef)
+    except (OSError, EOFError, UnicodeDecodeError, zlib.error) as exc:
+        raise CheckpointError(f"{os.fspath(path)}: not a text strategy file ({exc})") from None
     game = None
     if gamedef:
         try:

@@ -1,0 +1,536 @@
+"""``pokerbot play`` without a browser: the session (engine, log, resume, bad input) and the web app."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from evaluation.match import play_match
+from evaluation.play.server import MAX_WAIT, check_loopback, create_app
+from evaluation.play.session import (
+    PlayError,
+    PlayLogError,
+    PlaySession,
+    StaleActionError,
+    street_base,
+)
+from evaluation.stats import win_rate
+from pokerbot.agent import Agent
+from pokerbot.bots import CallAgent, make_agent
+from pokerbot.cards import format_card
+from pokerbot.cli import main
+from pokerbot.gamedef import load_game
+from pokerbot.matchstate import MatchState
+from pokerbot.protocol.deal import AcpcDeck
+from pokerbot.protocol.log import read_log
+from pokerbot.solver.tree import PotFractionMenu
+from pokerbot.state import CALL, Action, ActionType, State, raise_to
+
+ROOT = Path(__file__).resolve().parents[1]
+HUNL = load_game("hunl")
+
+
+def _session(tmp_path: Path, spec: str = "call", seed: int = 11, **kw) -> PlaySession:  # type: ignore[no-untyped-def]
+    game = kw.pop("game", HUNL)
+    return PlaySession(game, make_agent(spec, game, seed=1), seed, tmp_path / "play.log", spec=spec, **kw)
+
+
+def _state_lines(path: Path) -> list[str]:
+    return [line for line in path.read_text().splitlines() if line.startswith("STATE:")]
+
+
+def _human_call(session: PlaySession) -> None:
+    """The person checks or calls once (the position is read from the session, as the page does)."""
+    h = session.hand
+    assert h is not None
+    session.act(h.hand_id, len(h.state.actions()), "call")
+
+
+def _play_out(session: PlaySession, human_move) -> None:  # type: ignore[no-untyped-def]
+    """Finish the current hand: the bot acts when it is to, the person plays ``human_move(session)``."""
+    while not session.hand.state.finished:  # type: ignore[union-attr]
+        if not session.run_bot():
+            human_move(session)
+
+
+def test_session_deals_seats_and_logs_exactly_like_the_match_runner(tmp_path: Path) -> None:
+    # The person plays "always call" through the session against the raise bot; play_match plays the same
+    # two policies: the logs must agree line for line (same deals, same seat rotation, same engine, same format).
+    session = _session(tmp_path, spec="raise", seed=4)
+    hands = 12
+    for _ in range(hands):
+        session.start_hand()
+        _play_out(session, _human_call)
+    caller = CallAgent(name="you")
+    match_log = tmp_path / "match.log"
+    play_match(caller, make_agent("raise", HUNL), HUNL, hands, seed=4, log_path=match_log, progress=False)
+    assert _state_lines(session.log_path) == _state_lines(match_log)
+    log = read_log(HUNL, session.log_path)
+    assert [h.value_of("you") for h in log.hands] == session.chips
+    assert log.score is None  # an open-ended session has no SCORE line
+
+
+def _cards_in(data: object) -> set[str]:
+    """Every card string anywhere in a JSON-like value."""
+    if isinstance(data, str):
+        return {data} if len(data) == 2 and data[0] in "23456789TJQKA" and data[1] in "cdhs" else set()
+    if isinstance(data, dict):
+        return set().union(*map(_cards_in, data.values())) if data else set()
+    if isinstance(data, (list, tuple)):
+        return set().union(*map(_cards_in, data)) if data else set()
+    return set()
+
+
+def test_snapshot_shows_only_what_the_person_may_see(tmp_path: Path) -> None:
+    session = _session(tmp_path, spec="call", seed=2)
+    deck = AcpcDeck(HUNL, 2)
+    showdowns = 0
+    for _ in range(8):
+        holes, board = deck.deal()
+        session.start_hand()
+        human = session.hand.human_player  # type: ignore[union-attr]
+        mine = {format_card(c) for c in holes[human]}
+        while True:
+            state = session.hand.state  # type: ignore[union-attr]
+            seen = _cards_in(session.snapshot()["hand"])
+            visible = mine | {format_card(c) for c in state.visible_board}
+            if state.is_showdown():
+                showdowns += 1
+                visible |= {format_card(c) for c in holes[1 - human]}
+            assert seen == visible
+            # Negative control: the same check on the dealer's full view finds the hidden cards.
+            if not state.is_showdown():
+                assert _cards_in([format_card(c) for h in state.hole_cards for c in h] + [format_card(c) for c in board]) != visible
+            if state.finished:
+                break
+            if not session.run_bot():
+                _human_call(session)
+    assert showdowns >= 2  # the call bot and a calling person reach showdowns: the bot's cards were shown there
+
+
+@pytest.mark.parametrize("amount", ["150", "20001", "abc", "", None, "-300", "250.5", "1e3", "２５０", " 3 0 0", 10**30])
+def test_illegal_amounts_change_nothing(tmp_path: Path, amount) -> None:  # type: ignore[no-untyped-def]
+    session = _session(tmp_path, seed=5)
+    session.start_hand()  # hand 0: the person is the big blind; the bot (small blind) acts first
+    session.run_bot()
+    before_state, before_log = session.hand.state, session.log_path.read_bytes()  # type: ignore[union-attr]
+    before_journal = session.journal_path.read_bytes()
+    with pytest.raises(PlayError) as err:
+        session.act(0, 1, "raise", amount)
+    assert "200..20000" in str(err.value)  # the message names the legal range
+    assert session.hand.state == before_state  # type: ignore[union-attr]
+    assert session.log_path.read_bytes() == before_log and session.journal_path.read_bytes() == before_journal
+    session.act(0, 1, "raise", "200")  # a legal amount after the refusals is taken
+    assert session.hand.state.betting_string() == "cr200"  # type: ignore[union-attr]
+
+
+def test_double_clicks_and_stale_positions_are_refused(tmp_path: Path) -> None:
+    session = _session(tmp_path, seed=6)
+    session.start_hand()
+    session.run_bot()
+    session.act(0, 1, "call")  # check; the flop comes
+    with pytest.raises(StaleActionError):
+        session.act(0, 1, "call")  # the same click again
+    with pytest.raises(StaleActionError):
+        session.act(1, 2, "call")  # a hand that does not exist yet
+    session.act(0, 2, "check")
+    with pytest.raises(StaleActionError):
+        session.act(0, 3, "call")  # the bot's turn, not the person's
+    assert session.hand.state.betting_string() == "cc/c"  # type: ignore[union-attr]
+    with pytest.raises(StaleActionError):
+        session.start_hand(after=0)  # the hand is still being played
+    _play_out(session, _human_call)
+    session.start_hand(after=0)
+    with pytest.raises(StaleActionError):
+        session.start_hand(after=0)  # a second "next hand" click deals nothing
+    assert session.hand.hand_id == 1 and len(_state_lines(session.log_path)) == 1  # type: ignore[union-attr]
+    with pytest.raises(PlayError):
+        session.act(1, 0, "dance")
+    with pytest.raises(PlayError, match="200..20000"):
+        session.act(1, 0, "raise", 5)  # hand 1: the person is the small blind and acts first
+
+
+def test_typed_amounts_are_street_amounts(tmp_path: Path) -> None:
+    session = _session(tmp_path, seed=7)
+    session.start_hand()
+    session.run_bot()
+    session.act(0, 1, "raise", 300)
+    session.run_bot()  # the bot calls: flop, the person (big blind) acts first
+    legal = session.legal()
+    assert legal is not None and legal["raise"]["min"] == 100 and legal["raise"]["max"] == 19700
+    assert legal["raise"]["word"] == "bet"
+    session.act(0, 3, "bet", 450)
+    assert session.hand.state.actions()[-1] == raise_to(750)  # type: ignore[union-attr]
+    assert street_base(session.hand.state) == 300  # type: ignore[union-attr]
+
+
+def test_presets_are_the_engine_pot_fractions(tmp_path: Path) -> None:
+    session = _session(tmp_path, spec="raise", seed=8)
+    session.start_hand(); session.run_bot()  # the raise bot raises pot preflop: the person faces r300
+    state = session.hand.state  # type: ignore[union-attr]
+    legal = session.legal()
+    assert legal is not None and legal["fold"] and legal["call"] == 200
+    lo, hi = state.raise_bounds()  # type: ignore[misc]
+    sizes = {a.size for a in PotFractionMenu((1 / 3, 0.5, 0.75, 1.0, 2.0), all_in=False)(state) if a.kind == ActionType.RAISE}
+    offered = {p["to"] for p in legal["raise"]["presets"]}
+    assert offered == {lo} | {s for s in sizes if lo < s < hi}
+    assert 900 in offered  # pot: call 200 to 300, then raise the 600 pot
+
+
+def test_restart_resumes_finished_hands_and_the_hand_in_progress(tmp_path: Path) -> None:
+    session = _session(tmp_path, spec="raise", seed=9)
+    for _ in range(3):
+        session.start_hand()
+        _play_out(session, _human_call)
+    session.start_hand()  # hand 3: the person is the small blind and acts first
+    session.act(3, 0, "raise", 250)
+    session.run_bot()  # the raise bot re-raises
+    in_progress = session.hand.state  # type: ignore[union-attr]
+    chips = list(session.chips)
+    del session  # the server stops (Ctrl-C, a crash)
+    again = _session(tmp_path, spec="raise", seed=9)
+    assert again.chips == chips and len(again.finished) == 3
+    assert in_progress.betting_string() == "r250r750"
+    assert again.hand is not None and again.hand.state == in_progress
+    assert again.hand.state.board_cards == in_progress.board_cards  # the same cards: no free re-deal
+    _play_out(again, _human_call)
+    again.start_hand()
+    _play_out(again, _human_call)
+    log = read_log(HUNL, again.log_path)
+    assert [h.hand_id for h in log.hands] == [0, 1, 2, 3, 4]
+    assert len(again.chips) == 5
+
+
+def test_restart_drops_a_cut_last_line_and_refuses_a_foreign_log(tmp_path: Path) -> None:
+    session = _session(tmp_path, seed=10)
+    for _ in range(2):
+        session.start_hand()
+        _play_out(session, _human_call)
+    good = session.log_path.read_text()
+    with open(session.log_path, "a") as f:
+        f.write("STATE:2:cc/cc/c")  # a crash in the middle of writing hand 2
+    again = _session(tmp_path, seed=10)
+    assert len(again.finished) == 2 and again.warnings and session.log_path.read_text() == good
+    with pytest.raises(PlayLogError, match="another session"):
+        _session(tmp_path, seed=12)
+    with pytest.raises(PlayLogError, match="another session"):
+        _session(tmp_path, spec="random", seed=10)
+    # A tampered hand (other cards than the seed deals) is refused, naming the hand.
+    lines = good.splitlines()
+    last = lines[-1].split(":")
+    holes, _, board = last[3].partition("/")
+    last[3] = "|".join(reversed(holes.split("|"))) + "/" + board  # the players' cards swapped
+    session.log_path.write_text("\n".join(lines[:-1] + [":".join(last)]) + "\n")
+    with pytest.raises(PlayLogError, match="hand 1"):
+        _session(tmp_path, seed=10)
+
+
+def test_a_broken_agent_never_breaks_the_hand(tmp_path: Path) -> None:
+    class Broken(Agent):
+        name = "broken"
+
+        def __init__(self) -> None:
+            self.calls = 0
+
+        def act(self, view: MatchState) -> Action:
+            self.calls += 1
+            if self.calls == 1:
+                raise RuntimeError("out of memory")
+            return raise_to(5)  # illegal: the dealer's repair clamps it to the minimum raise
+
+    session = PlaySession(HUNL, Broken(), 3, tmp_path / "b.log")
+    session.start_hand()
+    session.run_bot()  # raises: played as a call
+    assert session.hand.state.betting_string() == "c"  # type: ignore[union-attr]
+    assert "out of memory" in session.snapshot()["bot_status"]["error"]
+    session.act(0, 1, "check")
+    session.act(0, 2, "check")
+    session.run_bot()
+    assert session.hand.state.betting_string() == "cc/cr200"  # type: ignore[union-attr]
+
+
+def test_stats_are_the_projects_win_rate(tmp_path: Path) -> None:
+    session = _session(tmp_path, spec="raise", seed=13)
+    for _ in range(8):
+        session.start_hand()
+        _play_out(session, _human_call)
+    stats = session.stats()
+    rate = win_rate(session.chips, HUNL)
+    assert stats["hands"] == 8 and stats["mbb"] == pytest.approx(rate.mbb) and stats["ci95"] == pytest.approx(rate.ci95)
+    assert stats["series"][0] == [0, 0.0]
+    assert stats["series"][-1] == [8, pytest.approx(sum(session.chips) / 100, abs=0.01)]
+
+
+def test_limit_games_play_too(tmp_path: Path) -> None:
+    game = load_game("leduc")
+    session = _session(tmp_path, seed=3, game=game)
+    session.start_hand()
+    session.run_bot()
+    legal = session.legal()
+    assert legal is not None and legal["raise"] is not None
+    h = session.hand
+    session.act(h.hand_id, len(h.state.actions()), "raise")  # type: ignore[union-attr]
+    assert h.state.actions()[-1].kind == ActionType.RAISE  # type: ignore[union-attr]
+    assert session.snapshot()["hand"]["you"]["stack"] is None  # limit games have no stack
+
+
+# --- the web app -------------------------------------------------------------------------------------
+
+
+class _Slow(Agent):
+    """Checks or calls after ``seconds``: long enough to see the thinking indicator."""
+
+    name = "slow"
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def act(self, view: MatchState) -> Action:
+        time.sleep(self.seconds)
+        return CALL
+
+
+@pytest.fixture
+def client(tmp_path: Path):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    session = PlaySession(HUNL, _Slow(0.3), 21, tmp_path / "web.log")
+    with TestClient(create_app(session), base_url="http://127.0.0.1") as c:
+        c.session_ = session  # type: ignore[attr-defined]
+        yield c
+
+
+def _wait_for_turn(client) -> dict:  # type: ignore[no-untyped-def]
+    s = client.get("/api/state").json()
+    deadline = time.monotonic() + 10
+    while s["legal"] is None and not s["hand"]["finished"]:
+        assert time.monotonic() < deadline
+        s = client.get(f"/api/state?since={s['version']}&wait=5").json()
+    return s
+
+
+def test_app_serves_the_page_and_its_files(client) -> None:  # type: ignore[no-untyped-def]
+    page = client.get("/")
+    assert page.status_code == 200 and '<script src="/static/play.js">' in page.text
+    for name in ("play.js", "play.css"):
+        assert client.get(f"/static/{name}").status_code == 200
+    assert client.get("/api/log").text.startswith("# name/game/hands/seed play hunl")
+
+
+def test_app_shows_the_bot_thinking_and_its_time(tmp_path: Path) -> None:
+    from starlette.testclient import TestClient
+
+    class Gated(Agent):
+        """Thinks until the test lets it answer."""
+
+        name = "gated"
+
+        def __init__(self) -> None:
+            self.go = threading.Event()
+
+        def act(self, view: MatchState) -> Action:
+            self.go.wait(timeout=30)
+            return CALL
+
+    bot = Gated()
+    session = PlaySession(HUNL, bot, 21, tmp_path / "gate.log")
+    with TestClient(create_app(session), base_url="http://127.0.0.1") as client:
+        s = client.get("/api/state").json()  # hand 0: the bot is the small blind and thinks first
+        deadline = time.monotonic() + 10
+        while not s["bot_status"]["thinking"]:
+            assert time.monotonic() < deadline
+            s = client.get(f"/api/state?since={s['version']}&wait=5").json()
+        time.sleep(0.2)
+        thinking = client.get("/api/state").json()  # the page is served while the bot thinks
+        assert thinking["bot_status"]["thinking"] and thinking["bot_status"]["thinking_for"] >= 0.2
+        assert thinking["legal"] is None and thinking["hand"]["to_act"] == "bot"
+        bot.go.set()
+        s = _wait_for_turn(client)
+        assert not s["bot_status"]["thinking"] and s["bot_status"]["last_seconds"] >= 0.2
+        assert s["hand"]["betting"] == "c"
+
+
+def test_app_refuses_bad_requests_without_touching_the_hand(client) -> None:  # type: ignore[no-untyped-def]
+    s = _wait_for_turn(client)
+    hand, seq = s["hand"]["id"], s["hand"]["seq"]
+    log_before = client.get("/api/log").text
+    bad = [
+        ({"hand": hand, "seq": seq, "kind": "raise", "amount": "99"}, 400),
+        ({"hand": hand, "seq": seq, "kind": "raise", "amount": "lots"}, 400),
+        ({"hand": hand, "seq": seq + 1, "kind": "call"}, 409),
+        ({"hand": hand + 1, "seq": seq, "kind": "call"}, 409),
+        ({"hand": "0", "seq": seq, "kind": "call"}, 400),
+        ({"hand": True, "seq": seq, "kind": "call"}, 400),
+        ([1, 2], 400),
+    ]
+    for payload, status in bad:
+        r = client.post("/api/action", json=payload)
+        assert r.status_code == status, payload
+        assert r.json()["error"] and r.json()["state"]["hand"]["seq"] == seq
+    r = client.post("/api/action", content=b"{not json", headers={"Content-Type": "application/json"})
+    assert r.status_code == 400
+    r = client.post("/api/action", content=json.dumps({"hand": hand, "seq": seq, "kind": "call"}),
+                    headers={"Content-Type": "text/plain"})  # what a cross-site form could send
+    assert r.status_code == 400
+    assert client.get("/api/state", headers={"Host": "evil.example"}).status_code == 400
+    assert client.get("/api/state?since=x").status_code == 400
+    assert client.get("/api/log").text == log_before
+    # Two clicks on the same button: the first plays, the second is refused as stale.
+    first = client.post("/api/action", json={"hand": hand, "seq": seq, "kind": "call"})
+    second = client.post("/api/action", json={"hand": hand, "seq": seq, "kind": "call"})
+    assert first.status_code == 200 and second.status_code == 409
+    assert first.json()["hand"]["seq"] == seq + 1
+
+
+def test_app_plays_hands_to_the_end_and_logs_them(client) -> None:  # type: ignore[no-untyped-def]
+    for hand in range(2):
+        s = _wait_for_turn(client)
+        while not s["hand"]["finished"]:
+            legal = s["legal"]
+            move = {"kind": "raise", "amount": legal["raise"]["max"]} if legal["raise"] else {"kind": "call"}
+            r = client.post("/api/action", json={"hand": hand, "seq": s["hand"]["seq"], **move})
+            assert r.status_code == 200
+            s = _wait_for_turn(client)
+        assert s["hand"]["result"]["showdown"] and s["hand"]["bot"]["cards"]  # all-in, called: a showdown
+        assert s["stats"]["hands"] == hand + 1
+        r = client.post("/api/next", json={"after": hand})
+        assert r.status_code == 200
+        assert client.post("/api/next", json={"after": hand}).status_code == 409
+    log = read_log(HUNL, client.session_.log_path)
+    assert len(log.hands) == 2 and all(abs(h.values[0]) in (0.0, 20000.0) for h in log.hands)
+
+
+def test_long_poll_waits_for_a_change_and_gives_up_after_its_time(client) -> None:  # type: ignore[no-untyped-def]
+    s = _wait_for_turn(client)
+    start = time.monotonic()
+    same = client.get(f"/api/state?since={s['version']}&wait=0.3").json()
+    assert same["version"] == s["version"] and time.monotonic() - start >= 0.3
+    assert MAX_WAIT <= 30  # a waiting request never outlives a browser's patience
+
+
+@pytest.mark.parametrize("host", ["0.0.0.0", "192.168.1.20", "10.0.0.1", "example.com", "::"])
+def test_only_loopback_addresses_are_served(host: str) -> None:
+    with pytest.raises(PlayError, match="loopback"):
+        check_loopback(host)
+    assert check_loopback("127.0.0.2") == "127.0.0.2"
+
+
+def test_cli_rejects_bad_arguments_in_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+    assert main(["play", "--host", "0.0.0.0", "--no-browser"]) == 1
+    assert main(["play", "--agent", "nosuchbot", "--no-browser"]) == 1
+    assert main(["play", "--port", "70000", "--no-browser"]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 3 and all(line.startswith("pokerbot play: error: ") for line in err)
+    assert "loopback" in err[0] and "nosuchbot" in err[1] and "--port" in err[2]
+
+
+def test_cli_serves_a_session_and_resumes_it(tmp_path: Path) -> None:
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    log = tmp_path / "cli.log"
+    cmd = [sys.executable, "-m", "pokerbot", "play", "--agent", "call", "--seed", "3", "--log", str(log),
+           "--port", "0", "--no-browser"]
+
+    def serve_once(action: dict | None) -> dict:  # type: ignore[type-arg]
+        proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            line = proc.stdout.readline()  # type: ignore[union-attr]
+            assert line.startswith("pokerbot play: http://127.0.0.1:"), line
+            url = line.split()[2]
+            if action is not None:
+                req = urllib.request.Request(url + "api/action", data=json.dumps(action).encode(),
+                                             headers={"Content-Type": "application/json"})
+                urllib.request.urlopen(req, timeout=10).read()
+            deadline = time.monotonic() + 20
+            version = -1
+            while True:  # until the bot has answered: the person is to act
+                with urllib.request.urlopen(url + f"api/state?since={version}&wait=5", timeout=10) as r:
+                    state = json.loads(r.read())
+                if state["hand"]["to_act"] == "you" or time.monotonic() > deadline:
+                    return state
+                version = state["version"]
+        finally:
+            proc.terminate()
+            proc.wait(timeout=10)
+
+    first = serve_once({"hand": 0, "seq": 1, "kind": "raise", "amount": 500})
+    assert first["hand"]["betting"] == "cr500c/"  # the call bot called; the flop is out
+    second = serve_once(None)  # a new server on the same log: the hand goes on where it was
+    assert second["hand"]["id"] == 0 and second["hand"]["betting"] == first["hand"]["betting"]
+    assert second["hand"]["you"]["cards"] == first["hand"]["you"]["cards"]
+    assert second["hand"]["notes"] == ["resumed after a restart"]
+
+
+def test_thread_safety_one_action_wins_a_race(tmp_path: Path) -> None:
+    session = _session(tmp_path, seed=14)
+    session.start_hand()
+    session.run_bot()
+    results: list[str] = []
+
+    def click() -> None:
+        try:
+            session.act(0, 1, "raise", 400)
+            results.append("ok")
+        except StaleActionError:
+            results.append("stale")
+
+    threads = [threading.Thread(target=click) for _ in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["ok"] + ["stale"] * 7
+    assert session.hand.state.betting_string() == "cr400"  # type: ignore[union-attr]
+    assert State.from_betting(HUNL, "cr400").pot == session.hand.state.pot  # type: ignore[union-attr]
+
+
+def test_a_failed_log_write_leaves_hand_and_log_as_they_were(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import evaluation.play.session as session_module
+
+    session = _session(tmp_path, seed=15)
+    session.start_hand()
+    _play_out(session, _human_call)
+    session.start_hand()  # hand 1: the person is the small blind and acts first; a fold ends the hand
+    before, log_before = session.hand.state, session.log_path.read_bytes()  # type: ignore[union-attr]
+    real_fsync = os.fsync
+
+    def full_disk(fd: int) -> None:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(session_module.os, "fsync", full_disk)
+    with pytest.raises(PlayLogError, match="No space left"):
+        session.act(1, 0, "fold")
+    assert session.hand.state == before and session.log_path.read_bytes() == log_before  # type: ignore[union-attr]
+    assert len(session.chips) == 1 and session.journal_path.exists()
+    monkeypatch.setattr(session_module.os, "fsync", real_fsync)
+    session.act(1, 0, "fold")  # the disk has room again: the same click now ends the hand
+    assert session.hand.state.finished and len(_state_lines(session.log_path)) == 2  # type: ignore[union-attr]
+    assert read_log(HUNL, session.log_path).hands[1].state.betting_string() == "f"
+
+
+def test_agent_hooks_that_fail_are_shown_not_raised(tmp_path: Path) -> None:
+    class Grumpy(CallAgent):
+        def begin_hand(self, view: MatchState) -> None:
+            raise ValueError("no hands today")
+
+    session = PlaySession(HUNL, Grumpy(name="grumpy"), 1, tmp_path / "g.log")
+    session.start_hand()
+    assert "begin_hand failed: ValueError: no hands today" in session.snapshot()["bot_status"]["error"]
+    assert session.run_bot() and session.hand.state.betting_string() == "c"  # type: ignore[union-attr]
+
+
+@pytest.mark.parametrize("host, header", [("127.0.0.2", "127.0.0.2:8765"), ("::1", "[::1]:8765")])
+def test_app_answers_the_loopback_address_it_serves(tmp_path: Path, host: str, header: str) -> None:
+    from starlette.testclient import TestClient
+
+    session = PlaySession(HUNL, make_agent("call", HUNL), 1, tmp_path / "h.log")
+    with TestClient(create_app(session, host=host)) as c:
+        assert c.get("/api/state", headers={"Host": header}).status_code == 200
+        assert c.get("/api/state", headers={"Host": "10.0.0.1:8765"}).status_code == 400
