@@ -51,7 +51,7 @@ from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.solver.tree import PotFractionMenu
-from pokerbot.state import CALL, FOLD, Action, ActionType, State
+from pokerbot.state import FOLD, Action, ActionType, State
 
 
 class LbrError(PokerbotError, ValueError):

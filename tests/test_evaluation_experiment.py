@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 import evaluation.experiment as experiment
-from evaluation.experiment import ExperimentError, load_experiment, parse_experiment, run_experiment
+from evaluation.experiment import ExperimentError, load_experiment, parse_experiment
 from evaluation.stats import win_rate
 from pokerbot.cli import main
 from pokerbot.gamedef import load_game
