@@ -24,12 +24,15 @@ Over ACPC or in the match runner, by spec::
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
-from blueprint.mapping import TreeMapper
-from blueprint.model import Blueprint, make_cards
+from blueprint.mapping import MappingError, TreeMapper
+from blueprint.model import Blueprint, PresetCards, make_cards
 from blueprint.storage import blueprint_dir
 from pokerbot.agent import Agent
 from pokerbot.errors import CheckpointError, PokerbotError
@@ -78,6 +81,58 @@ class BlueprintAgent(Agent):
                 actions.append(action)
                 merged.append(p)
         return actions, np.array(merged)
+
+    # -- the policy-reporting hook (evaluation: AIVAT, local best response) ----------------
+
+    @contextmanager
+    def _scratch(self, view: MatchState) -> Iterator[None]:
+        """Follow ``view`` on a copy of the hand tracking, then put the agent back as it was.
+
+        The generator is restored too, so ``act`` at the same view draws the same
+        translations. A view that does not continue the hand followed so far (an
+        earlier or hypothetical one) is followed from the start of the hand.
+        """
+        saved, state = self.mapper, self.rng.bit_generator.state
+        self.mapper = copy.copy(saved)
+        try:
+            try:
+                self.mapper.follow(view.state, me=view.viewer)
+            except MappingError:
+                self.mapper.reset()
+                self.mapper.follow(view.state, me=view.viewer)
+            yield
+        finally:
+            self.mapper = saved
+            self.rng.bit_generator.state = state
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """The probabilities with which :meth:`act` chooses at ``view``, given the translations drawn so far."""
+        with self._scratch(view):
+            actions, probs = self._decision(view)
+        return [(a, float(p)) for a, p in zip(actions, probs) if p > 0]
+
+    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray:
+        """The probability of ``action`` at ``view`` for each of ``holes`` as this agent's cards, in one pass."""
+        with self._scratch(view):
+            real = view.state
+            node = self.mapper.position.node
+            slots = [i for i, a in enumerate(self.mapper.real_actions(real)) if a == action]
+        if not slots:
+            return np.zeros(len(holes))
+        board = list(real.visible_board)
+        if isinstance(self.cards, PresetCards):
+            from abstraction.isomorphism import hand_index_batch
+
+            cards = np.array([list(h) + board for h in holes], dtype=np.int64).reshape(len(holes), -1)
+            buckets = np.asarray(self.cards.tables[real.round])[hand_index_batch(real.round, cards)]
+        else:
+            buckets = np.array([self.cards.bucket(real.round, h, board) for h in holes])
+        a_n = int(self.tree.num_actions[node])
+        rows = self.blueprint.strategy[int(self.tree.base[node]) + buckets.astype(np.int64)[:, None] * a_n
+                                       + np.arange(a_n)[None, :]].astype(np.float64)
+        total = rows.sum(axis=1)
+        chosen = rows[:, slots].sum(axis=1)
+        return np.where(total > 0, chosen / np.where(total > 0, total, 1.0), len(slots) / a_n)
 
     def act(self, view: MatchState) -> Action:
         actions, probs = self._decision(view)

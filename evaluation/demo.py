@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import io
 import sys
+from pathlib import Path
 
 from blueprint import demo as blueprint_demo
 
@@ -22,9 +23,12 @@ def run_demo(
     opponents: tuple[str, ...] = BASELINES,
     progress: bool = True,
     out: io.TextIOBase | None = None,
+    report: str | Path | None = None,
 ) -> dict[str, tuple[float, float]]:
     """Train/reuse the tiny blueprint, play ``hands`` duplicate hands against each opponent; print mbb/g ± 95% CI.
 
+    With ``report`` (a folder) the matches run as a :mod:`evaluation.experiment`
+    instead, with AIVAT, ACPC logs, ``results.csv``/``results.md`` and plots there.
     Returns {opponent: (mbb/g, ci95)} from the blueprint's side.
     """
     from blueprint.agent import make_agent as make_blueprint_agent
@@ -37,6 +41,8 @@ def run_demo(
     path = str(trainer.directory / "blueprint.npz")
     results: dict[str, tuple[float, float]] = {}
     hands += hands % 2
+    if report is not None:
+        return _report_demo(path, opponents, hands, seed, progress, out, Path(report))
     for i, spec in enumerate(opponents):
         me = make_blueprint_agent(game, seed=2 * seed + 1, path=path)
         other = make_agent(spec, game, seed=2 * seed + 2 + i)
@@ -45,4 +51,23 @@ def run_demo(
         results[spec] = (rate.mbb, rate.ci95)
         print(f"  blueprint vs {spec:<8}: {rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI, {r.hands} duplicate "
               f"hands, {r.hands_per_second:,.0f} hands/s)", file=out)
+    return results
+
+
+def _report_demo(path: str, opponents: tuple[str, ...], hands: int, seed: int, progress: bool, out: io.TextIOBase,
+                 report: Path) -> dict[str, tuple[float, float]]:
+    """The match half as an evaluation experiment (AIVAT, logs, tables, plots under ``report``)."""
+    from evaluation.experiment import Experiment, run_experiment
+
+    agents = {"blueprint": f"blueprint.agent:make_agent?path={path}"}
+    agents.update({spec: spec for spec in opponents})
+    exp = Experiment(name="demo", game="hunl", agents=agents, hands=hands, seed=seed, duplicate=True, aivat=True,
+                     chunk=hands, matchups=[("blueprint", spec) for spec in opponents], out=str(report))
+    written = run_experiment(exp, progress=progress, out=io.StringIO())
+    results: dict[str, tuple[float, float]] = {}
+    for row in written["table"]:
+        results[row["b"]] = (row["mbb"], row["ci95"])
+        print(f"  blueprint vs {row['b']:<8}: {row['mbb']:+9.1f} ± {row['ci95']:.1f} mbb/g (95% CI, {row['hands']} "
+              f"duplicate hands; AIVAT {row['aivat_mbb']:+.1f} ± {row['aivat_ci95']:.1f})", file=out)
+    print(f"  report: {written['markdown']}, plots: {', '.join(str(p) for p in written['plots'])}", file=out)
     return results

@@ -185,6 +185,7 @@ def play_match(
     on_hand: Callable[[int, float], None] | None = None,
     coalesce: bool = True,
     one_cpu: bool = True,
+    on_state: Callable[[int, State, int], None] | None = None,
 ) -> MatchResult:
     """Play ``hands`` hands between A and B; return A's per-hand chips, mbb/g and 95% CI.
 
@@ -203,6 +204,10 @@ def play_match(
     VM, against about 5 µs on the same CPU: 2 to 3 times fewer hands/s). With
     ``one_cpu`` (the default, where the OS allows it) the match's threads are
     kept on the least busy CPU for the match; the calling thread gets its CPUs back after.
+
+    ``on_state(hand, final_state, a_player)`` (in-process only) is called after
+    each hand with its final state, every card included, and A's player index
+    in it (AIVAT scores hands with it).
     """
     if hands <= 0:
         raise PokerbotError(f"a match needs at least one hand, got {hands}")
@@ -210,14 +215,18 @@ def play_match(
         raise PokerbotError(f"matches are heads-up; {game.name} has {game.num_players} players")
     if duplicate and hands % 2:
         raise PokerbotError(f"duplicate matches play deals in pairs: use an even number of hands, not {hands}")
+    if over_acpc and on_state is not None:
+        raise PokerbotError("on_state needs an in-process match; score an ACPC match from its log")
     names = match_names(agent_a, agent_b)
-    runner = _play_acpc if over_acpc else _play_local
-    return runner(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                  t_response_ms, on_hand, coalesce, one_cpu)
+    if over_acpc:
+        return _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
+                          t_response_ms, on_hand, coalesce, one_cpu)
+    return _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
+                       t_response_ms, on_hand, coalesce, one_cpu, on_state)
 
 
 def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                t_response_ms, on_hand, coalesce, one_cpu):  # type: ignore[no-untyped-def]
+                t_response_ms, on_hand, coalesce, one_cpu, on_state=None):  # type: ignore[no-untyped-def]
     chips = np.zeros(hands, dtype=np.float64)
     seats = (agent_a, agent_b)
     deck = AcpcDeck(game, seed)
@@ -260,6 +269,8 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
                     seats[seat].end_hand(_view(state, player))
                 totals[seat] += values[player]
             chips[hand] = values[seat_to_player(2, p0, 0)]
+            if on_state is not None:
+                on_state(hand, state, seat_to_player(2, p0, 0))
             done = hand + 1
             if on_hand is not None:
                 on_hand(hand, chips[hand])

@@ -23,6 +23,9 @@ the visible board and the betting, and the opponents' cards only at a showdown.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Sequence
+
+import numpy as np
 
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -51,6 +54,46 @@ class Agent(ABC):
 
     def end_hand(self, view: MatchState) -> None:
         """Called with the final view of each hand (opponents' cards if there was a showdown)."""
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]] | None:
+        """The exact probabilities with which :meth:`act` would choose at ``view``, or None if unknown.
+
+        Evaluation uses it (AIVAT corrections, the range tracking of local best
+        response), so it must not change how the agent plays: calling it, at the
+        view the agent is about to act at or at a hypothetical one (other hole
+        cards, another last action of the opponent), leaves the distribution of
+        the agent's later choices as it was. Probabilities are conditional on
+        the agent's internal state (say, a translation it already drew). The
+        default, None, marks the policy unknown (a remote player, a human).
+        """
+        return None
+
+    def action_probability(self, view: MatchState, action: Action) -> float | None:
+        """The probability that :meth:`act` takes ``action`` at ``view`` (None if the policy is unknown).
+
+        Defaults to summing :meth:`action_distribution`; agents with large
+        supports (a uniform raise size) answer it directly.
+        """
+        dist = self.action_distribution(view)
+        if dist is None:
+            return None
+        return sum(p for a, p in dist if a == action)
+
+    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray | None:
+        """:meth:`action_probability` of ``action`` at ``view`` for each of ``holes`` as the agent's hole cards.
+
+        Local best response asks this for every hand in a range; agents answer it
+        in one go where they can. None if the policy is unknown.
+        """
+        out = np.empty(len(holes))
+        state = view.state
+        for i, hole in enumerate(holes):
+            cards = [tuple(int(c) for c in hole) if p == view.viewer else () for p in range(state.game.num_players)]
+            q = self.action_probability(MatchState(view.viewer, state.with_cards(cards)), action)
+            if q is None:
+                return None
+            out[i] = q
+        return out
 
 
 def legal_or_call(state: State, action: Action) -> Action:

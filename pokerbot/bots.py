@@ -72,6 +72,7 @@ class RandomAgent(Agent):
         self.game = game
         self.name = name
         self.rng = random.Random(seed)
+        self._dists: OrderedDict[tuple[object, ...], list[tuple[Action, float]]] = OrderedDict()
 
     def act(self, view: MatchState) -> Action:
         state = view.state
@@ -83,6 +84,49 @@ class RandomAgent(Agent):
         lo, hi = state.raise_bounds()  # type: ignore[misc]
         return raise_to(self.rng.randint(lo, hi)) if self.game.nolimit else RAISE
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """Uniform over the legal kinds, a raise's share spread evenly over its sizes.
+
+        The list is cached by the legal actions (they recur) and shared: do not change it.
+        """
+        state = view.state
+        kinds = tuple(state.legal_kinds())
+        bounds = state.raise_bounds() if self.game.nolimit else None
+        key = (kinds, bounds)
+        cached = self._dists.get(key)
+        if cached is not None:
+            return cached
+        share = 1.0 / len(kinds)
+        out: list[tuple[Action, float]] = []
+        for kind in kinds:
+            if kind == ActionType.FOLD:
+                out.append((FOLD, share))
+            elif kind == ActionType.CALL:
+                out.append((CALL, share))
+            elif bounds is None:
+                out.append((RAISE, share))
+            else:
+                lo, hi = bounds
+                each = share / (hi - lo + 1)
+                out.extend((raise_to(size), each) for size in range(lo, hi + 1))
+        self._dists[key] = out
+        if len(self._dists) > 64:
+            self._dists.popitem(last=False)
+        return out
+
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), self.action_probability(view, action))  # the cards do not matter
+
+    def action_probability(self, view: MatchState, action: Action) -> float:
+        state = view.state
+        if not state.is_legal(action):
+            return 0.0
+        share = 1.0 / len(state.legal_kinds())
+        if action.kind != ActionType.RAISE or not self.game.nolimit:
+            return share
+        lo, hi = state.raise_bounds()  # type: ignore[misc]
+        return share / (hi - lo + 1)
+
 
 class CallAgent(Agent):
     """Always checks or calls."""
@@ -93,6 +137,12 @@ class CallAgent(Agent):
     def act(self, view: MatchState) -> Action:
         return CALL
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        return [(CALL, 1.0)]
+
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), 1.0 if action == CALL else 0.0)
+
 
 class RaiseAgent(Agent):
     """Raises pot-size whenever a raise is legal, else calls."""
@@ -102,6 +152,12 @@ class RaiseAgent(Agent):
 
     def act(self, view: MatchState) -> Action:
         return pot_raise(view.state) or CALL
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        return [(self.act(view), 1.0)]
+
+    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+        return np.full(len(holes), 1.0 if self.act(view) == action else 0.0)  # the cards do not matter
 
 
 @njit(cache=True)
@@ -208,6 +264,13 @@ class EquityAgent(Agent):
         if to_call > 0 and state.can_fold() and e < to_call / (state.pot + to_call):
             return FOLD
         return CALL
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        """One action with probability 1: the equity estimate is cached, so ``act`` repeats it.
+
+        (A view whose estimate was evicted from the cache is estimated afresh, like ``act`` would.)
+        """
+        return [(self.act(view), 1.0)]
 
 
 def _equity_factory(game: GameDef, seed: int | None = None, **options: str) -> Agent:

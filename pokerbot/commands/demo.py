@@ -23,6 +23,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip the blueprint: a quick match between two baseline bots (--a, --b; default: the full demo)")
     parser.add_argument("--a", default="equity", help="with --baseline: first bot (default equity)")
     parser.add_argument("--b", default="random", help="with --baseline: second bot (default random)")
+    parser.add_argument("--report", default=None, metavar="DIR",
+                        help="play the matches as a `pokerbot eval` experiment (AIVAT, logs, tables, plots) "
+                             "written to DIR (default: off, the quick matches)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
 
 
@@ -45,5 +48,5 @@ def run(args: argparse.Namespace) -> int:
     print(f"training (or resuming) the tiny HUNL blueprint to {args.iterations:,} MCCFR iterations "
           f"(about a minute the first time; the tiny card abstraction is built first if missing), "
           f"then {args.hands:,} duplicate hands against each baseline", flush=True)
-    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress)
+    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress, report=args.report)
     return 0

@@ -1,0 +1,441 @@
+"""Evaluation experiments from a TOML file: matches (with AIVAT), LBR runs and training curves.
+
+What ``pokerbot eval CONFIG`` runs. An experiment file::
+
+    name = "baselines"            # output folder runs/eval-<name> unless `out` is given
+    game = "hunl"
+    hands = 2000                  # per matchup
+    seed = 0
+    duplicate = true              # deals played twice, seats swapped
+    aivat = true                  # AIVAT estimates beside the plain chips
+    chunk = 1000                  # hands per resumable piece (each its own ACPC log)
+    workers = 1                   # ray workers (1: in-process); ray_address = "" for local ray
+    round_robin = false           # every pair of agents, or the `matchups` list
+    matchups = [["blueprint", "equity"], ["blueprint", "call"]]
+
+    [agents]                      # name = agent spec (pokerbot.bots.make_agent)
+    blueprint = "blueprint.agent:make_agent?path=hunl-tiny"
+    equity = "equity"
+    call = "call"
+
+    [[lbr]]                       # local best response against an agent
+    agent = "blueprint"
+    hands = 200
+    fractions = [1.0]             # pot; all_in = true; call_rounds = [0, 1] for check/call preflop and flop
+
+    [[training]]                  # a blueprint run with its exact exploitability (small games)
+    config = "configs/leduc.toml"
+    iterations = 200000
+    eval_every = 20000
+
+Every piece of work (a chunk of a match, an LBR run, a training curve) is
+saved under the output folder as it finishes, so an interrupted experiment
+resumes where it stopped; :func:`run_experiment` then writes ``results.csv``,
+``results.md`` and the plots of :mod:`evaluation.plots`.
+
+>>> cfg = parse_experiment({"name": "t", "game": "kuhn", "hands": 10, "agents": {"a": "call", "b": "raise"},
+...                         "round_robin": True})
+>>> cfg.pairs()
+[('a', 'b')]
+"""
+
+from __future__ import annotations
+
+import csv
+import itertools
+import json
+import math
+import os
+import sys
+import time
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from evaluation.lbr import LbrSettings
+from pokerbot.errors import PokerbotError
+
+
+class ExperimentError(PokerbotError, ValueError):
+    """A bad experiment file: unknown keys, agents or games, impossible numbers."""
+
+
+@dataclass(frozen=True)
+class LbrRun:
+    agent: str
+    hands: int
+    settings: LbrSettings
+
+
+@dataclass(frozen=True)
+class TrainingRun:
+    config: str
+    iterations: int
+    eval_every: int
+
+
+@dataclass
+class Experiment:
+    name: str
+    game: str
+    agents: dict[str, str]
+    hands: int = 1000
+    seed: int = 0
+    duplicate: bool = True
+    aivat: bool = True
+    chunk: int = 1000
+    workers: int = 1
+    ray_address: str = ""
+    round_robin: bool = False
+    matchups: list[tuple[str, str]] = field(default_factory=list)
+    lbr: list[LbrRun] = field(default_factory=list)
+    training: list[TrainingRun] = field(default_factory=list)
+    out: str = ""
+
+    def pairs(self) -> list[tuple[str, str]]:
+        """The matchups to play: the listed ones, or every pair of agents for a round robin."""
+        if self.round_robin:
+            return list(itertools.combinations(self.agents, 2))
+        return list(self.matchups)
+
+    @property
+    def directory(self) -> Path:
+        return Path(self.out) if self.out else Path("runs") / f"eval-{self.name}"
+
+
+_TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "chunk", "workers", "ray_address",
+        "round_robin", "matchups", "lbr", "training", "out"}
+_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples"}
+_TRAINING = {"config", "iterations", "eval_every"}
+
+
+def _positive(value: Any, what: str) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+        raise ExperimentError(f"{what} must be a positive integer, got {value!r}")
+    return value
+
+
+def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experiment:
+    """Check and convert a parsed TOML experiment; :class:`ExperimentError` naming what is wrong."""
+    unknown = set(data) - _TOP
+    if unknown:
+        raise ExperimentError(f"{source}: unknown keys {sorted(unknown)} (known: {sorted(_TOP)})")
+    agents = data.get("agents")
+    if not isinstance(agents, dict) or not agents or not all(isinstance(v, str) for v in agents.values()):
+        raise ExperimentError(f"{source}: [agents] must map names to agent specs")
+    try:
+        from pokerbot.gamedef import load_game
+
+        load_game(str(data.get("game", "hunl")))
+    except PokerbotError as exc:
+        raise ExperimentError(f"{source}: game: {exc}") from None
+    exp = Experiment(
+        name=str(data.get("name", Path(source).stem)),
+        game=str(data.get("game", "hunl")),
+        agents=dict(agents),
+        hands=_positive(data.get("hands", 1000), "hands"),
+        seed=int(data.get("seed", 0)),
+        duplicate=bool(data.get("duplicate", True)),
+        aivat=bool(data.get("aivat", True)),
+        chunk=_positive(data.get("chunk", 1000), "chunk"),
+        workers=_positive(data.get("workers", 1), "workers"),
+        ray_address=str(data.get("ray_address", "")),
+        round_robin=bool(data.get("round_robin", False)),
+        out=str(data.get("out", "")),
+    )
+    if exp.duplicate and (exp.hands % 2 or exp.chunk % 2):
+        raise ExperimentError(f"{source}: duplicate matches need even hands and chunk, got {exp.hands}, {exp.chunk}")
+    for pair in data.get("matchups", []):
+        if not (isinstance(pair, list) and len(pair) == 2 and all(p in agents for p in pair)) or pair[0] == pair[1]:
+            raise ExperimentError(f"{source}: matchup {pair!r} must name two different agents of [agents]")
+        exp.matchups.append((pair[0], pair[1]))
+    if not exp.round_robin and not exp.matchups and not data.get("lbr") and not data.get("training"):
+        raise ExperimentError(f"{source}: nothing to do: give matchups, round_robin = true, [[lbr]] or [[training]]")
+    for run in data.get("lbr", []):
+        bad = set(run) - _LBR
+        if bad or run.get("agent") not in agents:
+            raise ExperimentError(f"{source}: [[lbr]] needs agent = one of {sorted(agents)}; unknown keys {sorted(bad)}")
+        try:
+            settings = LbrSettings(tuple(float(f) for f in run.get("fractions", [1.0])), bool(run.get("all_in", True)),
+                                   tuple(int(r) for r in run.get("call_rounds", [])),
+                                   samples=int(run.get("samples", 1000)))
+        except (TypeError, ValueError) as exc:
+            raise ExperimentError(f"{source}: [[lbr]] for {run['agent']}: {exc}") from None
+        hands = _positive(run.get("hands", 200), "[[lbr]] hands")
+        exp.lbr.append(LbrRun(run["agent"], hands + hands % 2, settings))
+    for run in data.get("training", []):
+        bad = set(run) - _TRAINING
+        if bad or not isinstance(run.get("config"), str):
+            raise ExperimentError(f"{source}: [[training]] needs config = a blueprint TOML; unknown keys {sorted(bad)}")
+        exp.training.append(TrainingRun(run["config"], _positive(run.get("iterations", 100_000), "iterations"),
+                                        _positive(run.get("eval_every", 10_000), "eval_every")))
+    return exp
+
+
+def load_experiment(path: str | os.PathLike[str]) -> Experiment:
+    """Read and check the experiment file at ``path``."""
+    p = Path(path)
+    try:
+        data = tomllib.loads(p.read_text())
+    except OSError as exc:
+        raise ExperimentError(f"cannot read {path}: {exc.strerror}") from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
+    return parse_experiment(data, str(path))
+
+
+# --- the work pieces (top-level functions, so ray can ship them) -------------------------
+
+
+def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str, hands: int, seed: int,
+               duplicate: bool, aivat: bool, log_path: str, progress: bool = False) -> dict[str, Any]:
+    """One piece of a match: chips (and AIVAT estimates) of A over ``hands`` hands with card seed ``seed``."""
+    from evaluation.aivat import play_match_aivat
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent
+    from pokerbot.gamedef import load_game
+
+    game = load_game(game_name)
+    a = make_agent(spec_a, game, seed=2 * seed + 1)
+    b = make_agent(spec_b, game, seed=2 * seed + 2)
+    a.name, b.name = names
+    start = time.perf_counter()
+    if aivat:
+        r = play_match_aivat(a, b, game, hands, seed, duplicate=duplicate, log_path=log_path, progress=progress)
+        chips, est = r.chips, r.aivat
+    else:
+        m = play_match(a, b, game, hands, seed, duplicate=duplicate, log_path=log_path, progress=progress)
+        chips, est = m.chips, np.full(hands, np.nan)
+    return {"chips": chips, "aivat": est, "seconds": time.perf_counter() - start}
+
+
+def train_curve(config_path: str, iterations: int, eval_every: int, progress: bool = False) -> list[tuple[int, float]]:
+    """Exact exploitability (mbb/g) against iterations of an in-memory blueprint run of a small game."""
+    import dataclasses
+
+    from blueprint.config import load_config
+    from blueprint.trainer import Trainer, small_game_evaluator
+
+    cfg = load_config(config_path)
+    cfg = dataclasses.replace(cfg, iterations=iterations, eval_every=eval_every, chunk=min(cfg.chunk, eval_every),
+                              workers=1)
+    trainer = Trainer(cfg, directory=None)
+    evaluate = small_game_evaluator(trainer)
+    if evaluate is None:
+        raise ExperimentError(f"{config_path}: exploitability curves need a small game with a lossless abstraction")
+    result = trainer.train(evaluate=evaluate, progress=progress)
+    return [(int(i), float(v)) for i, v in result.exploitability]
+
+
+# --- running -------------------------------------------------------------------------------
+
+
+@dataclass
+class MatchRow:
+    a: str
+    b: str
+    chips: np.ndarray
+    aivat: np.ndarray
+    seconds: float
+
+
+def _chunks(exp: Experiment) -> list[int]:
+    sizes = []
+    left = exp.hands
+    while left > 0:
+        sizes.append(min(exp.chunk, left))
+        left -= sizes[-1]
+    return sizes
+
+
+def _slug(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
+
+
+class _Pool:
+    """Runs work pieces in-process (one worker) or as ray tasks."""
+
+    def __init__(self, exp: Experiment) -> None:
+        self.ray = None
+        if exp.workers > 1 or exp.ray_address:
+            import ray
+
+            if not ray.is_initialized():
+                if exp.ray_address:
+                    ray.init(address=exp.ray_address, include_dashboard=False, log_to_driver=False)
+                else:
+                    ray.init(num_cpus=exp.workers, include_dashboard=False, log_to_driver=False,
+                             ignore_reinit_error=True)
+            self.ray = ray
+
+    def map(self, fn: Any, jobs: list[tuple[Any, tuple]], done: Any) -> None:
+        """Call ``fn(*args)`` for each (key, args), then ``done(key, result)`` as each finishes."""
+        if self.ray is None:
+            for key, args in jobs:
+                done(key, fn(*args))
+            return
+        task = self.ray.remote(num_cpus=1)(fn)
+        pending = {task.remote(*args): key for key, args in jobs}
+        while pending:
+            ready, _ = self.ray.wait(list(pending), num_returns=1)
+            ref = ready[0]
+            done(pending.pop(ref), self.ray.get(ref))
+
+
+def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> dict[str, Any]:
+    """Run (or resume) every piece of ``exp`` and write its tables and plots; returns what was written."""
+    from tqdm import tqdm
+
+    from evaluation.lbr import run_lbr
+    from evaluation.plots import plot_cumulative, plot_exploitability, plot_lbr, plot_win_rates
+    from evaluation.stats import win_rate
+    from pokerbot.bots import make_agent
+    from pokerbot.gamedef import load_game
+
+    out = out if out is not None else sys.stdout
+    game = load_game(exp.game)
+    root = exp.directory
+    for sub in ("matches", "logs", "lbr", "training"):
+        (root / sub).mkdir(parents=True, exist_ok=True)
+    (root / "experiment.json").write_text(json.dumps({**exp.__dict__, "lbr": [str(r) for r in exp.lbr],
+                                                      "training": [str(t) for t in exp.training]}, indent=1,
+                                                     default=str))
+    for name, spec in exp.agents.items():  # fail fast on a bad spec, before any work
+        make_agent(spec, game, seed=0)
+    pool = _Pool(exp)
+
+    # Matches, in resumable chunks.
+    jobs = []
+    total = 0
+    for a, b in exp.pairs():
+        for k, n in enumerate(_chunks(exp)):
+            path = root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
+            total += n
+            if path.exists():
+                continue
+            seed = exp.seed * 100_003 + k
+            log = str(root / "logs" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.log")
+            jobs.append((path, (exp.agents[a], exp.agents[b], (a, b), exp.game, n, seed, exp.duplicate, exp.aivat, log,
+                                progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1)))
+    bar = tqdm(total=total, initial=total - sum(j[1][4] for j in jobs), unit="hand", desc=f"eval {exp.name}",
+               disable=not progress, file=sys.stderr, dynamic_ncols=True)
+
+    def saved(path: Path, result: dict[str, Any]) -> None:
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, chips=result["chips"], aivat=result["aivat"], seconds=result["seconds"])
+        os.replace(tmp, path)
+        bar.update(len(result["chips"]))
+
+    pool.map(play_chunk, jobs, saved)
+    bar.close()
+    rows: list[MatchRow] = []
+    for a, b in exp.pairs():
+        parts = [np.load(root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz") for k in range(len(_chunks(exp)))]
+        rows.append(MatchRow(a, b, np.concatenate([p["chips"] for p in parts]),
+                             np.concatenate([p["aivat"] for p in parts]), float(sum(p["seconds"] for p in parts))))
+
+    # LBR runs.
+    lbr_rows = []
+    for run in exp.lbr:
+        path = root / "lbr" / f"{_slug(run.agent)}.{run.settings.label()}.{run.hands}.npz"
+        if not path.exists():
+            print(f"LBR ({run.settings.label()}) vs {run.agent}: {run.hands} hands ...", file=out, flush=True)
+            r = run_lbr(exp.agents[run.agent], game, run.hands, seed=exp.seed, settings=run.settings,
+                        workers=exp.workers, ray_address=exp.ray_address, progress=progress and exp.workers == 1)
+            tmp = path.with_suffix(".tmp.npz")
+            np.savez(tmp, chips=r.chips, seconds=r.seconds)
+            os.replace(tmp, path)
+        data = np.load(path)
+        lbr_rows.append((run, data["chips"], float(data["seconds"])))
+
+    # Training curves.
+    curves = []
+    for t in exp.training:
+        path = root / "training" / f"{_slug(Path(t.config).stem)}.{t.iterations}.json"
+        if not path.exists():
+            print(f"training {t.config}: {t.iterations:,} iterations ...", file=out, flush=True)
+            path.write_text(json.dumps(train_curve(t.config, t.iterations, t.eval_every, progress)))
+        curves.append((Path(t.config).stem, json.loads(path.read_text())))
+
+    # Tables.
+    table = []
+    for r in rows:
+        plain = win_rate(r.chips, game, pair=exp.duplicate)
+        entry: dict[str, Any] = {"a": r.a, "b": r.b, "hands": plain.hands, "mbb": plain.mbb, "ci95": plain.ci95,
+                                 "aivat_mbb": math.nan, "aivat_ci95": math.nan, "std_cut": math.nan,
+                                 "seconds": r.seconds}
+        if exp.aivat:
+            av = win_rate(r.aivat, game, pair=exp.duplicate)
+            entry.update(aivat_mbb=av.mbb, aivat_ci95=av.ci95, std_cut=1.0 - av.ci95 / plain.ci95 if plain.ci95 else math.nan)
+        table.append(entry)
+    lbr_table = []
+    for run, chips, seconds in lbr_rows:
+        rate = win_rate(chips, game, pair=True)
+        lbr_table.append({"agent": run.agent, "actions": run.settings.label(), "hands": rate.hands, "mbb": rate.mbb,
+                          "ci95": rate.ci95, "seconds": seconds})
+    written: dict[str, Any] = {"csv": root / "results.csv", "markdown": root / "results.md", "plots": [],
+                               "table": table, "lbr": lbr_table}
+    _write_csv(written["csv"], table, lbr_table, curves)
+    written["markdown"].write_text(_markdown(exp, table, lbr_table, curves))
+    plots = written["plots"]
+    if table:
+        plots.append(plot_win_rates(table, root / "win_rates.png", f"{exp.name}: win rates ({game.name})"))
+        plots.append(plot_cumulative([(f"{r.a} vs {r.b}", r.chips, r.aivat if exp.aivat else None) for r in rows],
+                                     game, root / "cumulative.png", f"{exp.name}: cumulative winnings"))
+    if lbr_table:
+        plots.append(plot_lbr(lbr_table, root / "lbr.png", f"{exp.name}: LBR winnings (exploitability lower bound)"))
+    if curves:
+        plots.append(plot_exploitability(curves, root / "exploitability.png", f"{exp.name}: exploitability"))
+    print(written["markdown"].read_text(), file=out)
+    print(f"wrote {written['csv']}, {written['markdown']}, " + ", ".join(str(p) for p in plots), file=out)
+    return written
+
+
+def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: list) -> None:  # type: ignore[type-arg]
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(["kind", "a", "b", "hands", "mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95",
+                    "std_cut", "seconds"])
+        for r in table:
+            w.writerow(["match", r["a"], r["b"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
+                        f"{r['aivat_mbb']:.2f}", f"{r['aivat_ci95']:.2f}", f"{r['std_cut']:.4f}", f"{r['seconds']:.1f}"])
+        for r in lbr_table:
+            w.writerow(["lbr", f"lbr-{r['actions']}", r["agent"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
+                        "", "", "", f"{r['seconds']:.1f}"])
+        for name, curve in curves:
+            for it, value in curve:
+                w.writerow(["exploitability", name, it, "", f"{value:.4f}", "", "", "", "", ""])
+
+
+def _markdown(exp: Experiment, table: list[dict], lbr_table: list[dict], curves: list) -> str:  # type: ignore[type-arg]
+    lines = [f"# Evaluation: {exp.name}", "",
+             f"Game {exp.game}, seed {exp.seed}, {'duplicate ' if exp.duplicate else ''}hands; "
+             "mbb/g of A against B with 95% confidence intervals"
+             + (" (over duplicate pairs)" if exp.duplicate else "") + ".", ""]
+    if table:
+        lines += ["| A | B | hands | mbb/g | 95% CI | AIVAT mbb/g | AIVAT 95% CI | CI cut | time (s) |",
+                  "|---|---|---:|---:|---:|---:|---:|---:|---:|"]
+        for r in table:
+            av = "–" if math.isnan(r["aivat_mbb"]) else f"{r['aivat_mbb']:+.1f}"
+            ac = "–" if math.isnan(r["aivat_ci95"]) else f"± {r['aivat_ci95']:.1f}"
+            cut = "–" if math.isnan(r["std_cut"]) else f"{100 * r['std_cut']:.0f}%"
+            lines.append(f"| {r['a']} | {r['b']} | {r['hands']} | {r['mbb']:+.1f} | ± {r['ci95']:.1f} | {av} | {ac} | "
+                         f"{cut} | {r['seconds']:.0f} |")
+        lines.append("")
+    if lbr_table:
+        lines += ["## Local best response", "", "LBR's winnings (a lower bound on exploitability; positive: the agent loses).", "",
+                  "| agent | LBR actions | hands | LBR mbb/g | 95% CI | time (s) |", "|---|---|---:|---:|---:|---:|"]
+        for r in lbr_table:
+            lines.append(f"| {r['agent']} | {r['actions']} | {r['hands']} | {r['mbb']:+.1f} | ± {r['ci95']:.1f} | "
+                         f"{r['seconds']:.0f} |")
+        lines.append("")
+    if curves:
+        lines += ["## Training", "", "| run | iterations | exploitability (mbb/g) |", "|---|---:|---:|"]
+        for name, curve in curves:
+            if curve:
+                lines.append(f"| {name} | {curve[-1][0]:,} | {curve[-1][1]:.2f} |")
+        lines.append("")
+    return "\n".join(lines)

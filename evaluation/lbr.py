@@ -1,0 +1,301 @@
+"""Local best response (Lisý & Bowling, "Equilibrium Approximation Quality of Current No-Limit
+Poker Bots", 2017): a lower bound on an agent's exploitability in games too large for a best response.
+
+:class:`LocalBestResponse` is an :class:`~pokerbot.agent.Agent` that plays against
+an agent reporting its policy (``Agent.action_distribution`` / ``action_probability``).
+It tracks the agent's range: every hole-card combination starts with weight 1
+(0 if it meets LBR's cards or the board) and is multiplied, at each of the
+agent's actions, by the probability that the agent takes that action with those
+cards. At its own turn it computes its showdown equity ``WP`` against that range,
+enumerating every missing board card exactly (:mod:`evaluation.equity`; a HUNL
+preflop board, 1.7 million of them, is sampled), and picks the action of
+largest immediate value, assuming no betting after it::
+
+    fold:        -spent_me
+    check/call:  (2 WP - 1) x M                           (M: the bet, called)
+    raise to T:  fp x spent_opp + (1 - fp) x (2 WP - 1) x T
+
+where ``fp`` is the probability, over the range, that the agent folds to the
+raise. The raises are the pot fractions of ``fractions`` and all-in (default:
+fold, call, pot, all-in, as in the paper), through the solver's
+:class:`~pokerbot.solver.tree.PotFractionMenu`; ``call_rounds`` lists rounds
+where LBR only checks or calls (the paper's variants check/call preflop and on
+the flop). LBR's winnings are a lower bound on the agent's exploitability in
+expectation: LBR is one (greedy) strategy of the game.
+
+:func:`run_lbr` plays LBR against an agent spec, seats alternating, over ray
+workers (local by default; ``workers=1`` runs in-process), and reports mbb/g with
+a 95% CI.
+
+>>> from pokerbot.bots import make_agent
+>>> from pokerbot.gamedef import load_game
+>>> game = load_game("leduc-nl")
+>>> r = run_lbr("call", game, hands=200, seed=1, progress=False)
+>>> r.rate.mbb > 0
+True
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from evaluation.equity import MAX_EXACT_RUNOUTS, all_hands, hand_equities
+from evaluation.stats import WinRate, win_rate
+from pokerbot.agent import Agent
+from pokerbot.errors import PokerbotError
+from pokerbot.gamedef import GameDef
+from pokerbot.matchstate import MatchState
+from pokerbot.solver.tree import PotFractionMenu
+from pokerbot.state import FOLD, Action, ActionType, State
+
+
+class LbrError(PokerbotError, ValueError):
+    """LBR cannot run: the agent reports no policy, or the settings are invalid."""
+
+
+@dataclass(frozen=True)
+class LbrSettings:
+    """LBR's actions and equity computation.
+
+    ``fractions``: raise sizes as fractions of the pot after calling (default
+    ``(1.0,)``: pot); ``all_in``: also consider all-in; ``call_rounds``: rounds
+    where LBR only checks or calls (``(0, 1)``: preflop and flop);
+    ``max_exact``/``samples``: exact run-outs up to this many, else this many
+    sampled (only a HUNL preflop board is sampled).
+    """
+
+    fractions: tuple[float, ...] = (1.0,)
+    all_in: bool = True
+    call_rounds: tuple[int, ...] = ()
+    max_exact: int = MAX_EXACT_RUNOUTS
+    samples: int = 1_000
+
+    def __post_init__(self) -> None:
+        if any(not f > 0 for f in self.fractions) or self.samples < 1 or self.max_exact < 1:
+            raise LbrError(f"LBR needs positive pot fractions, samples and max_exact: {self}")
+
+    def label(self) -> str:
+        """A short name: ``FCPA`` (fold, call, pot, all-in), ``FC12-FCPA34`` style for call rounds."""
+        sizes = "".join("P" if f == 1.0 else f"{f:g}P" for f in self.fractions) + ("A" if self.all_in else "")
+        if not self.call_rounds:
+            return f"FC{sizes}"
+        return f"FC{''.join(str(r + 1) for r in self.call_rounds)}-FC{sizes}"
+
+    @property
+    def menu(self) -> PotFractionMenu:
+        return PotFractionMenu(self.fractions, self.all_in, max_raises=10**6)
+
+
+class LocalBestResponse(Agent):
+    """Plays the greedy best response against ``policy`` (an agent reporting its action probabilities).
+
+    ``policy`` must answer ``action_probability`` for any hole cards; it is only
+    asked, never played. For an agent that tracks the hand internally pass a
+    separate instance built the same way as the one at the table (``run_lbr`` does).
+    """
+
+    def __init__(self, game: GameDef, policy: Agent, settings: LbrSettings | None = None, seed: int = 0,
+                 name: str = "lbr") -> None:
+        self.game = game
+        self.policy = policy
+        self.settings = settings or LbrSettings()
+        self.name = name
+        self.rng = np.random.default_rng(seed)
+        self.hands = all_hands(game)
+        self._masks = np.array([sum(1 << int(c) for c in h) for h in self.hands], dtype=np.int64)
+        self.stats = {"decisions": 0, "folds": 0, "calls": 0, "raises": 0}
+        self._weights = np.ones(len(self.hands))
+        self._seen = 0
+        self._state: State | None = None
+
+    def begin_hand(self, view: MatchState) -> None:
+        self._weights = np.ones(len(self.hands))
+        self._weights[(self._masks & _mask(view.state.hole_cards[view.viewer])) != 0] = 0.0
+        self._seen = 0
+        self._state = State.initial(self.game, view.state.hand_id)
+        opp = 1 - view.viewer
+        if type(self.policy).begin_hand is not Agent.begin_hand:
+            self.policy.begin_hand(MatchState(opp, view.state.with_cards([()] * self.game.num_players)))
+
+    def range(self, view: MatchState) -> np.ndarray:
+        """The agent's range at ``view``: weight per row of ``all_hands(game)``, unnormalised."""
+        if self._state is None or self._state.hand_id != view.state.hand_id:
+            self.begin_hand(view)
+        state = view.state
+        actions = state.actions()
+        opp = 1 - view.viewer
+        assert self._state is not None
+        # Hands meeting the board are impossible (and cannot be shown to the agent).
+        self._weights[(self._masks & _mask(state.visible_board)) != 0] = 0.0
+        s = self._state
+        while self._seen < len(actions):
+            action = actions[self._seen]
+            s = s.with_cards(board_cards=state.board_cards)
+            if s.current_player == opp:
+                self._update(s, opp, action)
+            s = s.apply(action)
+            self._seen += 1
+        self._state = s
+        return self._weights
+
+    def _probabilities(self, state: State, opp: int, action: Action, weights: np.ndarray) -> np.ndarray:
+        out = np.zeros(len(self.hands))
+        live = np.nonzero(weights > 0)[0]
+        if live.size:
+            view = MatchState(opp, state.with_cards([()] * self.game.num_players, state.visible_board))
+            p = self.policy.action_probabilities(view, self.hands[live], action)
+            if p is None:
+                raise LbrError(f"LBR needs the policy of {self.policy.name!r}, which reports none")
+            out[live] = p
+        return out
+
+    def _update(self, state: State, opp: int, action: Action) -> None:
+        self._weights *= self._probabilities(state, opp, action, self._weights)
+
+    def action_values(self, view: MatchState) -> dict[Action, float]:
+        """LBR's value of each action it considers at ``view`` (chips won by the end of the hand, no more betting)."""
+        state = view.state
+        me = view.viewer
+        opp = 1 - me
+        weights = self.range(view).copy()
+        if weights.sum() <= 0:
+            weights = np.ones(len(self.hands))  # the agent did something "impossible": fall back to uniform
+            weights[(self._masks & (_mask(state.hole_cards[me]) | _mask(state.visible_board))) != 0] = 0.0
+        eq, _ = hand_equities(self.game, state.hole_cards[me], state.visible_board, self.hands, weights,
+                              self.settings.max_exact, self.settings.samples, self.rng)
+        ok = ~np.isnan(eq)
+        wp = float(np.dot(weights[ok], eq[ok]) / weights[ok].sum())
+        k = 2.0 * wp - 1.0
+        values: dict[Action, float] = {}
+        for action in self.settings.menu(state):
+            if action.kind == ActionType.FOLD:
+                values[action] = -float(state.spent[me])
+            elif action.kind == ActionType.CALL:
+                values[action] = k * state.max_spent
+            elif state.round not in self.settings.call_rounds:
+                after = state.apply(action)
+                fold = self._probabilities(after, opp, FOLD, weights)
+                fp = float(np.dot(weights[ok], fold[ok]) / weights[ok].sum())
+                total = after.max_spent
+                values[action] = fp * state.spent[opp] + (1.0 - fp) * k * total
+        return values
+
+    def act(self, view: MatchState) -> Action:
+        self.stats["decisions"] += 1
+        values = self.action_values(view)
+        # Ties go to the more passive action (menu order: fold, call, then raises small to large),
+        # except that folding needs a strictly better value than calling.
+        best = max(values, key=lambda a: (values[a] + (1e-9 if a.kind == ActionType.CALL else 0.0)))
+        self.stats[{ActionType.FOLD: "folds", ActionType.CALL: "calls", ActionType.RAISE: "raises"}[best.kind]] += 1
+        return best
+
+
+def _mask(cards: Sequence[int]) -> int:
+    m = 0
+    for c in cards:
+        m |= 1 << int(c)
+    return m
+
+
+@dataclass
+class LbrResult:
+    """LBR's per-hand chips against ``agent`` (positive: the agent is exploited)."""
+
+    agent: str
+    game: GameDef
+    settings: LbrSettings
+    chips: np.ndarray
+    seconds: float
+    workers: int = 1
+    stats: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def rate(self) -> WinRate:
+        return win_rate(self.chips, self.game, pair=True)
+
+    @property
+    def hands(self) -> int:
+        return int(self.chips.size)
+
+    def summary(self) -> str:
+        return (f"LBR ({self.settings.label()}) vs {self.agent}: {self.rate} "
+                f"in {self.seconds:.0f} s on {self.workers} worker(s)")
+
+
+def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
+              progress: bool = False) -> tuple[np.ndarray, dict[str, int]]:
+    """LBR against the agent of ``spec``: ``hands`` duplicate hands (seats swapped on each deal) with card seed ``seed``."""
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent
+    from pokerbot.gamedef import load_game
+
+    game = load_game(game_name)
+    agent = make_agent(spec, game, seed=seed)
+    tracks_hands = type(agent).begin_hand is not Agent.begin_hand
+    policy = make_agent(spec, game, seed=seed) if tracks_hands else agent
+    if type(policy).action_distribution is Agent.action_distribution and \
+            type(policy).action_probability is Agent.action_probability:
+        raise LbrError(f"agent {spec!r} reports no policy: LBR needs Agent.action_distribution")
+    lbr = LocalBestResponse(game, policy, settings, seed=seed)
+    r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress)
+    return r.chips, dict(lbr.stats)
+
+
+def run_lbr(
+    spec: str,
+    game: GameDef | str,
+    hands: int,
+    seed: int = 0,
+    settings: LbrSettings | None = None,
+    workers: int = 1,
+    ray_address: str = "",
+    progress: bool = True,
+) -> LbrResult:
+    """LBR against the agent of ``spec`` over ``hands`` duplicate hands, split over ``workers`` ray tasks.
+
+    With ``workers=1`` (and no ``ray_address``) it runs in this process. Each
+    worker plays its own deals (card seed ``seed * 1000 + worker``).
+    """
+    from pokerbot.gamedef import load_game
+
+    g = load_game(game) if isinstance(game, str) else game
+    settings = settings or LbrSettings()
+    if hands < 2:
+        raise LbrError(f"LBR needs at least 2 hands, got {hands}")
+    workers = max(1, int(workers))
+    per = [2 * math.ceil(hands / 2 / workers)] * workers
+    start = time.perf_counter()
+    game_name = _game_name(g)
+    if workers == 1 and not ray_address:
+        chips, stats = lbr_chunk(spec, game_name, per[0], seed * 1000, settings, progress)
+        parts = [(chips, stats)]
+    else:
+        import ray
+
+        if not ray.is_initialized():
+            if ray_address:
+                ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
+            else:
+                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        task = ray.remote(num_cpus=1)(lbr_chunk)
+        parts = ray.get([task.remote(spec, game_name, n, seed * 1000 + i, settings) for i, n in enumerate(per)])
+    chips = np.concatenate([c for c, _ in parts])
+    stats: dict[str, int] = {}
+    for _, s in parts:
+        for key, v in s.items():
+            stats[key] = stats.get(key, 0) + v
+    return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, stats)
+
+
+def _game_name(game: GameDef) -> str:
+    from pokerbot.gamedef import SHIPPED_GAMES
+
+    for short, file in SHIPPED_GAMES.items():
+        if game.name in (short, file):
+            return short
+    return game.name

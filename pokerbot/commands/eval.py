@@ -1,0 +1,38 @@
+"""``pokerbot eval CONFIG``: an evaluation experiment (matches with AIVAT, LBR, training curves) with reports and plots."""
+
+from __future__ import annotations
+
+import argparse
+
+HELP = ("run an evaluation experiment from a TOML file: matches with AIVAT, local best response, exploitability "
+        "curves; writes ACPC logs, results.csv, results.md and PNG plots (resumable)")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("config", metavar="CONFIG",
+                        help="experiment TOML file (see configs/eval-*.toml and docs/evaluation.md)")
+    parser.add_argument("--out", default=None, metavar="DIR",
+                        help="output folder (default: the file's `out`, else runs/eval-<name>); rerun to resume")
+    parser.add_argument("--hands", type=int, default=None,
+                        help="override hands per matchup (default: the file's `hands`)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="override ray workers (default: the file's `workers`; 1 runs in-process)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+
+
+def run(args: argparse.Namespace) -> int:
+    from evaluation.experiment import ExperimentError, load_experiment, run_experiment
+
+    exp = load_experiment(args.config)
+    if args.out:
+        exp.out = args.out
+    if args.hands is not None:
+        if args.hands < 2 or (exp.duplicate and args.hands % 2):
+            raise ExperimentError(f"--hands must be at least 2 (and even for duplicate matches), got {args.hands}")
+        exp.hands = args.hands
+    if args.workers is not None:
+        if args.workers < 1:
+            raise ExperimentError(f"--workers must be at least 1, got {args.workers}")
+        exp.workers = args.workers
+    run_experiment(exp, progress=not args.no_progress)
+    return 0

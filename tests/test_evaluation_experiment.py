@@ -1,0 +1,113 @@
+"""`pokerbot eval`: experiment files, resumable runs, tables, plots and bad input."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import evaluation.experiment as experiment
+from evaluation.experiment import ExperimentError, load_experiment, parse_experiment
+from evaluation.stats import win_rate
+from pokerbot.cli import main
+from pokerbot.gamedef import load_game
+
+SMALL = """
+name = "small"
+game = "kuhn"
+hands = 200
+chunk = 100
+seed = 3
+round_robin = true
+[agents]
+call = "call"
+raise = "raise"
+random = "random"
+[[lbr]]
+agent = "random"
+hands = 60
+[[training]]
+config = "kuhn"
+iterations = 20000
+eval_every = 5000
+"""
+
+
+def test_experiment_writes_tables_logs_plots_and_resumes(tmp_path: Path, monkeypatch):
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(SMALL)
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    for name in ("results.csv", "results.md", "win_rates.png", "cumulative.png", "lbr.png", "exploitability.png"):
+        assert (out / name).stat().st_size > 0, name
+    assert len(list((out / "logs").glob("*.log"))) == 3 * 2  # three matchups, two chunks each
+    rows = list(csv.DictReader(open(out / "results.csv")))
+    matches = [r for r in rows if r["kind"] == "match"]
+    assert [(r["a"], r["b"]) for r in matches] == [("call", "raise"), ("call", "random"), ("raise", "random")]
+    # The table is the statistics of the saved chips.
+    parts = [np.load(out / "matches" / f"raise_vs_random.{k:03d}.npz") for k in range(2)]
+    chips = np.concatenate([p["chips"] for p in parts])
+    assert chips.size == 200
+    assert float(matches[2]["mbb_per_game"]) == pytest.approx(win_rate(chips, load_game("kuhn"), pair=True).mbb, abs=0.01)
+    curve = [float(r["mbb_per_game"]) for r in rows if r["kind"] == "exploitability"]
+    assert len(curve) == 4 and curve[-1] < curve[0]
+    assert any(r["kind"] == "lbr" and r["b"] == "random" and float(r["mbb_per_game"]) > 0 for r in rows)
+
+    # Everything is saved: a rerun does no work at all...
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("a finished chunk was played again")
+
+    monkeypatch.setattr(experiment, "play_chunk", refuse)
+    monkeypatch.setattr("evaluation.lbr.run_lbr", refuse)
+    monkeypatch.setattr(experiment, "train_curve", refuse)
+    before = (out / "results.csv").read_text()
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    assert (out / "results.csv").read_text() == before
+    # ... and a lost chunk is the only one played again, with the same cards and result.
+    (out / "matches" / "call_vs_random.001.npz").unlink()
+    played = []
+    monkeypatch.setattr(experiment, "play_chunk", lambda *a: played.append(a) or _real_chunk(*a))
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    assert len(played) == 1 and (out / "results.csv").read_text() == before
+
+
+_real_chunk = experiment.play_chunk
+
+
+@pytest.mark.parametrize("text,message", [
+    ("game = 'kuhn'\n[agents]\na = 'call'\nb = 'raise'\n", "nothing to do"),
+    ("game = 'kuhn'\nbogus = 1\n[agents]\na = 'call'\n", "unknown keys"),
+    ("game = 'kuhn'\nmatchups = [['a', 'c']]\n[agents]\na = 'call'\nb = 'raise'\n", "matchup"),
+    ("game = 'kuhn'\nhands = 0\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "hands"),
+    ("game = 'kuhn'\nhands = 3\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "even"),
+    ("game = 'nope'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "game"),
+    ("game = 'kuhn'\n[agents]\na = 'call'\n[[lbr]]\nagent = 'x'\n", "[[lbr]]"),
+    ("game = 'kuhn'\n[agents]\n", "[agents]"),
+    ("game = = 'kuhn'\n", "not valid TOML"),
+])
+def test_bad_experiment_files_are_one_line_errors(tmp_path: Path, capsys, text: str, message: str):
+    cfg = tmp_path / "bad.toml"
+    cfg.write_text(text)
+    assert main(["eval", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("pokerbot eval: error:") and message in err and "\n" not in err
+    assert not (tmp_path / "o").exists()
+
+
+def test_bad_agent_spec_fails_before_any_work(tmp_path: Path, capsys):
+    cfg = tmp_path / "e.toml"
+    cfg.write_text("game = 'kuhn'\nhands = 10\nround_robin = true\n[agents]\na = 'call'\nb = 'no-such-bot'\n")
+    assert main(["eval", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 1
+    assert "no-such-bot" in capsys.readouterr().err
+    assert not list((tmp_path / "o" / "matches").glob("*.npz"))
+
+
+def test_shipped_experiment_files_parse():
+    root = Path(__file__).resolve().parent.parent / "configs"
+    for path in sorted(root.glob("eval-*.toml")):
+        exp = load_experiment(path)
+        assert exp.pairs() or exp.lbr or exp.training, path
+    with pytest.raises(ExperimentError):
+        parse_experiment({"agents": {"a": "call"}, "game": "kuhn", "round_robin": True, "chunk": 3})
