@@ -22,7 +22,7 @@ from typing import Any
 import numpy as np
 
 from pokerbot.errors import CheckpointError
-from pokerbot.npz import read_npz
+from pokerbot.npz import read_npz, write_npz
 
 FORMAT_VERSION = 1
 
@@ -51,12 +51,7 @@ def save_arrays(path: str | Path, kind: str, header: dict[str, Any], arrays: dic
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     meta = dict(header, format=FORMAT_VERSION, kind=kind, sha256=_digest(arrays))
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "wb") as f:
-        np.savez(f, __header__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
+    write_npz(path, __header__=np.frombuffer(json.dumps(meta).encode(), dtype=np.uint8), **arrays)
 
 
 def load_arrays(path: str | Path, kind: str) -> tuple[dict[str, Any], dict[str, np.ndarray]]:

@@ -320,7 +320,7 @@ def make_agent(spec: str, game: GameDef, seed: int | None = None) -> Agent:
         module_name, _, attr = name.partition(":")
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
+        except (ImportError, ValueError, TypeError) as exc:  # empty (ValueError) or relative (TypeError) names
             raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r}: {exc}") from exc
         factory = getattr(module, attr, None)
         if not callable(factory):

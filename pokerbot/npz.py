@@ -1,7 +1,8 @@
-"""Reading ``.npz`` archives (checkpoints, blueprints) safely.
+"""Reading and writing ``.npz`` archives (checkpoints, blueprints) safely.
 
 ``np.load`` on a path leaks its file handle when the file is not an archive;
 :func:`read_npz` opens the file itself, refuses pickles, and returns plain arrays.
+:func:`write_npz` writes atomically: a reader sees the old file or the whole new one.
 """
 
 from __future__ import annotations
@@ -36,3 +37,24 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
                 return {k: data[k] for k in data.files}
             except ValueError:
                 raise ValueError("an .npz archive holding objects, not plain arrays") from None
+
+
+def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
+    """Write ``arrays`` to ``path`` atomically (a synced temporary file, then a rename).
+
+    If the write fails (a full disk, an interrupt) the temporary file is removed and
+    ``path`` keeps its previous content.
+    """
+    tmp = os.fspath(path) + ".tmp"
+    try:
+        with open(tmp, "wb") as f:
+            np.savez(f, **arrays)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise

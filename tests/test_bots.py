@@ -161,3 +161,9 @@ def test_make_agent_specs() -> None:
 def test_bad_specs_raise_named_errors(spec: str, match: str) -> None:
     with pytest.raises(AgentSpecError, match=match):
         make_agent(spec, load_game("kuhn"))
+
+
+@pytest.mark.parametrize("spec", [":", ":make_agent", ".relative:make"])
+def test_a_spec_with_an_empty_or_relative_module_is_a_spec_error(spec: str) -> None:
+    with pytest.raises(AgentSpecError):
+        make_agent(spec, load_game("kuhn"))

@@ -227,10 +227,10 @@ class Solver:
 
     def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Write regrets, strategy sums and the iteration count to ``path`` (an ``.npz``; atomic)."""
-        tmp = str(path) + ".tmp.npz"
-        np.savez(tmp, regret=self.regret, ssum=self.ssum, strat=self.strat,
-                 iteration=np.int64(self.iteration), fingerprint=np.array(self._fingerprint()))
-        os.replace(tmp, path)
+        from pokerbot.npz import write_npz
+
+        write_npz(path, regret=self.regret, ssum=self.ssum, strat=self.strat,
+                  iteration=np.int64(self.iteration), fingerprint=np.array(self._fingerprint()))
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Resume from :meth:`save_checkpoint` output. Raises :class:`~pokerbot.errors.CheckpointError`
@@ -249,6 +249,8 @@ class Solver:
             raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
         if fp != self._fingerprint():
             raise CheckpointError(f"checkpoint {os.fspath(path)!r} was written for another game, menu or algorithm")
+        if iteration < 0:
+            raise CheckpointError(f"checkpoint {os.fspath(path)!r}: negative iteration count {iteration}")
         for k, a in arrays.items():
             if a.shape != (self.layout.num_slots,) or a.dtype != np.float64:
                 raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape}")
