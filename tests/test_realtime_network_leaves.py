@@ -142,3 +142,47 @@ def test_data_generation_resumes_and_refuses_other_options(ctx, tmp_path) -> Non
     x, y, leaf = tree_rows(ctx.dl, ctx.evaluator(), "hand", FeatureSpec())
     _, data = load_data(d)
     assert len(data["x"]) == len(x)
+
+
+def test_hunl_flop_subgame_with_network_leaves(tmp_path) -> None:
+    """The whole hold'em path on one sampled subgame: data (rollouts), a short training, the factory."""
+    from blueprint.continuation import leaves_dir, load_set
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+    from pokerbot.cards import parse_cards
+    from pokerbot.gamedef import load_game
+    from pokerbot.solver import PotFractionMenu, build_tree
+    from pokerbot.state import CALL, State, raise_to
+    from realtime.network_leaves import make_leaf_evaluator
+
+    path = blueprint_dir("hunl-tiny") / "blueprint.npz"
+    if not path.is_file() or not (leaves_dir("hunl-tiny-bias") / "manifest.json").is_file():
+        pytest.skip("needs the hunl-tiny blueprint and its bias set (pokerbot demo; pokerbot leaves build leaves-hunl-tiny)")
+    cfg = DataConfig(name="h", source="holdem", subgames=2, shards=1, workers=0, menus=[[1.0]], max_raises=1,
+                     rollouts=1)
+    manifest = generate(cfg, FeatureSpec(), tmp_path / "data")
+    assert manifest["classes"] == "buckets:tiny" and manifest["choices"] == [4, 4]
+    _, data = load_data(tmp_path / "data")
+    assert data["y"].shape[1] == 16 and len(np.unique(data["group"])) == 2
+    meta = {k: manifest[k] for k in ("spec", "choices", "classes", "blueprint", "continuations", "game")}
+    net = train(data["x"], data["y"], data["group"], tmp_path / "model", TrainConfig(epochs=3, val_fraction=0.5), meta).net
+    bp = Blueprint.load(path)
+    cs = load_set(leaves_dir("hunl-tiny-bias"), bp.tree, bp.tree.signature()).strategies
+    game = load_game("hunl")
+    root = State.initial(game).apply(raise_to(300)).apply(CALL).with_cards(board_cards=parse_cards("Ks7h2c"))
+    tree = build_tree(game, PotFractionMenu((1.0,), True, 1), root=root, depth_limit=0)
+    ev = make_leaf_evaluator("network", tree, blueprint=bp, continuations=([cs[0]], cs), model=tmp_path / "model")
+    assert ev.num_choices == (1, 4)
+    nl = len(tree.continuation_leaves)
+    rng = np.random.default_rng(0)
+    r0, r1 = rng.random((nl, 1, tree.num_hands[0])), rng.random((nl, 4, tree.num_hands[1]))
+    v0, v1 = ev.values(0, r1), ev.values(1, r0)
+    assert v0.shape == (nl, 1, tree.num_hands[0]) and v1.shape == (nl, 4, tree.num_hands[1])
+    # Zero-sum: the reach-weighted values of the two sides cancel at every leaf.
+    assert np.allclose(np.einsum("lkh,lkh->l", r0, v0), -np.einsum("lkh,lkh->l", r1, v1), rtol=1e-9, atol=1e-6)
+    # Another continuation set (reordered) or blueprint is refused.
+    with pytest.raises(LeafNetError, match="continuation set"):
+        make_leaf_evaluator("network", tree, blueprint=bp, continuations=([cs[0]], cs[::-1]), model=net)
+    with pytest.raises(LeafNetError, match="blueprint"):
+        bp2 = Blueprint(bp.tree, bp.strategy * 0.5, bp.cards_name, bp.actions_name, bp.meta)
+        make_leaf_evaluator("network", tree, blueprint=bp2, continuations=([cs[0]], cs), model=net)
