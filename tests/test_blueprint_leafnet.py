@@ -152,3 +152,20 @@ def test_bad_training_options_are_typed_errors() -> None:
     for bad in (TrainConfig(hidden=[]), TrainConfig(lr=0), TrainConfig(val_fraction=1.0), TrainConfig(threads=0)):
         with pytest.raises(PokerbotError):
             bad.check()
+
+
+def test_the_command_reports_bad_configs_in_one_line(tmp_path, capsys) -> None:
+    from pokerbot.cli import main
+
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[leafnet]\nname = "x"\nsource = "small"\nlayers = 3\n')
+    assert main(["leafnet", "train", str(bad)]) == 1
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("pokerbot leafnet: error:") and "layers" in err[0]
+    bad.write_text('[leafnet]\nname = "x"\nsource = "elsewhere"\n')
+    assert main(["leafnet", "data", str(bad)]) == 1
+    assert "source" in capsys.readouterr().err
+    bad.write_text('[leafnet]\nname = "x"\nsource = "small"\n[train]\nlr = -1\n')
+    assert main(["leafnet", "train", str(bad), "--dir", str(tmp_path / "run")]) == 1
+    assert "lr" in capsys.readouterr().err and not (tmp_path / "run").exists()
+    assert main(["leafnet", "data", "no-such-config"]) == 1
