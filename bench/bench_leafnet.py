@@ -64,7 +64,7 @@ def leduc() -> None:
     cfg = DataConfig(**data["leafnet"], **data.get("data", {}))
     ctx = small_context(cfg, leafnet_dir(cfg.name) / "data")
     tree, ev = ctx.dl, ctx.evaluator()
-    bpf, csf = ctx.fingerprints
+    bpf, csf = ctx.identities
     nev = NetworkLeafEvaluator(tree, net, classes="hand", blueprint=bpf, continuations=csf)
     nl = len(tree.continuation_leaves)
     k = len(ctx.continuations)

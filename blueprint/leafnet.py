@@ -222,13 +222,38 @@ def pair_rows(public: np.ndarray, bf: BoardFeatures) -> np.ndarray:
 # --- identities of what a model is built for ---------------------------------------------------
 
 
-def strategies_fingerprint(strategies: Sequence[np.ndarray], extra: Sequence[float] = ()) -> str:
-    """A short hash of strategy arrays (rounded to 1e-9) and penalties: a continuation set's identity."""
-    h = hashlib.sha256()
-    for s in strategies:
-        h.update(np.round(np.asarray(s, dtype=np.float64), 9).tobytes())
-    h.update(np.asarray(list(extra), dtype=np.float64).tobytes())
-    return h.hexdigest()[:16]
+PROBE_SIZE = 512
+PROBE_TOLERANCE = 0.02
+
+
+def strategy_identity(tree_id: str, strategies: Sequence[np.ndarray], penalties: Sequence[float] | None = None) -> dict[str, Any]:
+    """What identifies strategy arrays of one tree: the tree's id and ``PROBE_SIZE`` fixed entries of each.
+
+    Entries rather than a hash, so that a continuation set compared after a round trip through its
+    one-byte storage (``blueprint.continuation.quantize``, renormalised on load) still matches:
+    :func:`identity_mismatch` allows ``PROBE_TOLERANCE`` per entry.
+    """
+    n = len(strategies[0])
+    idx = np.sort(np.random.default_rng(12345).choice(n, size=min(PROBE_SIZE, n), replace=False))
+    pen = list(penalties) if penalties is not None else [0.0] * len(strategies)
+    return {"tree": tree_id, "size": int(n), "probes": [np.round(np.asarray(s, dtype=np.float64)[idx], 4).tolist()
+                                                       for s in strategies],
+            "penalties": [round(float(p), 9) for p in pen]}
+
+
+def identity_mismatch(have: dict[str, Any], want: dict[str, Any]) -> str | None:
+    """Why ``want`` is not ``have`` or its first strategies (``None`` if it is)."""
+    if have.get("tree") != want.get("tree") or have.get("size") != want.get("size"):
+        return f"tree {have.get('tree')!r} ({have.get('size')} entries), here {want.get('tree')!r} ({want.get('size')})"
+    if len(want["probes"]) > len(have["probes"]):
+        return f"{len(have['probes'])} strategies, here {len(want['probes'])}"
+    for i, (a, b) in enumerate(zip(have["probes"], want["probes"])):
+        gap = float(np.max(np.abs(np.asarray(a) - np.asarray(b)))) if a else 0.0
+        if gap > PROBE_TOLERANCE:
+            return f"strategy {i} differs (by {gap:.3f} at a probed entry)"
+    if not np.allclose(have["penalties"][: len(want["penalties"])], want["penalties"], atol=1e-6):
+        return "other penalties"
+    return None
 
 
 # --- the model ------------------------------------------------------------------------------
@@ -290,7 +315,7 @@ class LeafNet:
 
     ``meta`` holds ``spec`` (the feature spec dict), ``choices`` ``[K0, K1]``, ``classes``
     (``"hand"`` or ``"buckets:<preset>"``), ``blueprint`` and ``continuations``
-    (fingerprints), ``game`` and training figures.
+    (:func:`strategy_identity` dicts), ``game`` and training figures.
     """
 
     model: Any
@@ -364,14 +389,21 @@ class LeafNet:
         return cls(model.to(device()), meta)
 
     def check_built_for(self, *, spec: FeatureSpec, choices: tuple[int, int] | None, classes: str,
-                        blueprint: str, continuations: str) -> None:
-        """Raise :class:`LeafNetError` naming the first thing this model was not built for."""
-        want = {"feature spec": (self.meta["spec"], spec.as_dict()), "card classes": (self.meta["classes"], classes),
-                "blueprint": (self.meta["blueprint"], blueprint),
-                "continuation set": (self.meta["continuations"], continuations)}
-        for what, (have, need) in want.items():
+                        blueprint: dict[str, Any], continuations: dict[str, Any]) -> None:
+        """Raise :class:`LeafNetError` naming the first thing this model was not built for.
+
+        ``blueprint`` / ``continuations`` are :func:`strategy_identity` dicts; a continuation set
+        may be the first strategies of the model's (fewer options).
+        """
+        for what, (have, need) in {"feature spec": (self.meta["spec"], spec.as_dict()),
+                                   "card classes": (self.meta["classes"], classes)}.items():
             if have != need:
                 raise LeafNetError(f"the leaf-value model was built for another {what} ({have!r}, here {need!r})")
+        for what, have, need in (("blueprint", self.meta["blueprint"], blueprint),
+                                 ("continuation set", self.meta["continuations"], continuations)):
+            why = identity_mismatch(have, need)
+            if why is not None:
+                raise LeafNetError(f"the leaf-value model was built for another {what}: {why}")
         if choices is not None and (choices[0] > self.choices[0] or choices[1] > self.choices[1]):
             raise LeafNetError(f"the leaf-value model predicts {self.choices} options, {choices} were asked for")
 

@@ -42,7 +42,7 @@ from typing import Any
 
 import numpy as np
 
-from blueprint.leafnet import FeatureSpec, LeafNetError, strategies_fingerprint
+from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
 from pokerbot.errors import PokerbotError
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
@@ -149,8 +149,12 @@ class SmallContext:
                                   ((0.0,), tuple(self.penalties)))
 
     @property
-    def fingerprints(self) -> tuple[str, str]:
-        return "small:" + strategies_fingerprint([self.blueprint]), strategies_fingerprint(self.continuations, self.penalties)
+    def identities(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The blueprint's and the opponent's continuation set's :func:`strategy_identity`."""
+        from pokerbot.solver.leaf_tables import tree_fingerprint
+
+        tid = tree_fingerprint(self.full)
+        return strategy_identity(tid, [self.blueprint]), strategy_identity(tid, self.continuations, self.penalties)
 
 
 def small_trees(cfg: DataConfig) -> tuple[PublicTree, PublicTree]:
@@ -278,23 +282,23 @@ def _digest(path: Path) -> str:
 
 
 def describe(cfg: DataConfig, spec: FeatureSpec, directory: Path) -> dict[str, Any]:
-    """What the data is built for: game, classes, K0 x K1 and the blueprint / continuation fingerprints."""
+    """What the data is built for: game, classes, K0 x K1 and the blueprint's / continuation set's identities."""
     if cfg.source == "small":
         ctx = small_context(cfg, directory)
-        bpf, csf = ctx.fingerprints
+        bpf, csf = ctx.identities
         return {"game": ctx.dl.game.name, "classes": "hand", "choices": [1, len(ctx.continuations)],
                 "blueprint": bpf, "continuations": csf}
     from blueprint.continuation import leaves_dir, load_set
     from blueprint.model import Blueprint
     from blueprint.storage import blueprint_dir
-    from realtime.network_leaves import blueprint_fingerprint, holdem_classes
+    from realtime.network_leaves import blueprint_identity, holdem_classes
 
     bp = Blueprint.load(_blueprint_path(cfg.blueprint, blueprint_dir))
     cs = load_set(leaves_dir(cfg.leaves), bp.tree, bp.tree.signature())
     if cs.k != cfg.k:
         raise PokerbotError(f"the continuation set {cfg.leaves!r} has K = {cs.k}, the config says k = {cfg.k}")
     return {"game": bp.game.name, "classes": holdem_classes(bp), "choices": [cs.k, cs.k],
-            "blueprint": blueprint_fingerprint(bp), "continuations": strategies_fingerprint(cs.strategies)}
+            "blueprint": blueprint_identity(bp), "continuations": strategy_identity(bp.tree.signature(), cs.strategies)}
 
 
 def generate(

@@ -44,7 +44,7 @@ from blueprint.leafnet import (
     board_features,
     pair_rows,
     public_features,
-    strategies_fingerprint,
+    strategy_identity,
 )
 from pokerbot.solver.leaves import LeafEvaluator, check_choices
 from pokerbot.solver.tree import PublicTree, SolverError
@@ -180,9 +180,9 @@ class NetworkLeafEvaluator(LeafEvaluator):
     """Leaf values from a :class:`LeafNet` (see the module docstring).
 
     ``classes`` / ``blueprint`` / ``continuations`` describe what the caller's subgame uses
-    (card classes kind, fingerprints from :func:`blueprint_fingerprint` and
-    :func:`blueprint.leafnet.strategies_fingerprint`); the model must have been built for
-    exactly those, else :class:`LeafNetError`. ``options[p]`` picks player ``p``'s
+    (card classes kind, :func:`blueprint.leafnet.strategy_identity` dicts, e.g. from
+    :func:`blueprint_identity`); the model must have been built for those (the continuation
+    set may be the first strategies of the model's), else :class:`LeafNetError`. ``options[p]`` picks player ``p``'s
     continuation options among the model's (default: all; Modicum solving for player 0:
     ``([0], [0, 1, 2, 3])``, option 0 being the blueprint).
     """
@@ -193,8 +193,8 @@ class NetworkLeafEvaluator(LeafEvaluator):
         net: LeafNet,
         *,
         classes: str,
-        blueprint: str,
-        continuations: str,
+        blueprint: dict[str, Any],
+        continuations: dict[str, Any],
         options: tuple[Sequence[int], Sequence[int]] | None = None,
     ) -> None:
         k0, k1 = net.choices
@@ -247,9 +247,9 @@ def _swap_same(tree: PublicTree) -> np.ndarray:
 # --- what a model is built for, and the factory ------------------------------------------------------
 
 
-def blueprint_fingerprint(blueprint: Any) -> str:
-    """The identity of a :class:`blueprint.model.Blueprint` (tree signature + strategy hash)."""
-    return f"{blueprint.tree.signature()}:{strategies_fingerprint([blueprint.strategy])}"
+def blueprint_identity(blueprint: Any) -> dict[str, Any]:
+    """The :func:`strategy_identity` of a :class:`blueprint.model.Blueprint` (tree signature + probed strategy)."""
+    return strategy_identity(blueprint.tree.signature(), [blueprint.strategy])
 
 
 def holdem_classes(blueprint: Any) -> str:
@@ -281,10 +281,11 @@ def make_leaf_evaluator(
     ``continuations`` (per player, strategy arrays of the blueprint). ``kind="network"``:
     :class:`NetworkLeafEvaluator` from ``model`` (a directory, a name under
     ``$POKERBOT_HOME/leafnet/``, or a loaded :class:`LeafNet`), whose continuation set
-    (``continuation_set``, default ``continuations[1]``) and blueprint must be the ones it
-    was trained for; ``options`` picks each player's options among the model's (default:
-    ``([0], all)`` if ``continuations[0]`` has one strategy, ``(all, [0])`` if
-    ``continuations[1]`` has one, else all).
+    (``continuation_set``, default the longer of ``continuations``; it may be the first
+    strategies of the model's set, and may have been through the set's one-byte storage) and
+    blueprint must be the ones it was trained for; ``options`` picks each player's options
+    among the model's (default: the first ``len(continuations[p])``, so a player given
+    ``[blueprint]`` plays option 0, the blueprint).
     """
     if kind == "rollout":
         from realtime.leaf_values import RolloutLeafEvaluator
@@ -302,13 +303,8 @@ def make_leaf_evaluator(
     cs = continuation_set
     if cs is None:
         cs = continuations[1] if len(continuations[1]) >= len(continuations[0]) else continuations[0]
-    k0, k1 = net.choices
     if options is None:
-        if len(continuations[0]) == 1 and len(continuations[1]) > 1:
-            options = ([0], range(k1))
-        elif len(continuations[1]) == 1 and len(continuations[0]) > 1:
-            options = (range(k0), [0])
-        else:
-            options = (range(k0), range(k1))
-    return NetworkLeafEvaluator(tree, net, classes=holdem_classes(blueprint), blueprint=blueprint_fingerprint(blueprint),
-                                continuations=strategies_fingerprint(cs), options=options)
+        # Option i of the model is continuation i of its set; a player with one strategy plays the blueprint (option 0).
+        options = (range(len(continuations[0])), range(len(continuations[1])))
+    return NetworkLeafEvaluator(tree, net, classes=holdem_classes(blueprint), blueprint=blueprint_identity(blueprint),
+                                continuations=strategy_identity(blueprint.tree.signature(), cs), options=options)

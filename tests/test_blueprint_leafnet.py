@@ -16,6 +16,7 @@ from blueprint.leafnet import (
     pair_rows,
     plot_losses,
     public_features,
+    strategy_identity,
     train,
 )
 from pokerbot.cards import parse_cards
@@ -24,9 +25,13 @@ from pokerbot.gamedef import load_game
 from pokerbot.state import CALL, State, raise_to
 
 
+BP = strategy_identity("t", [np.linspace(0, 1, 50)])
+CS = strategy_identity("t", [np.linspace(0, 1, 50), np.linspace(1, 0, 50)])
+
+
 def _meta(**over):  # type: ignore[no-untyped-def]
-    meta = {"spec": FeatureSpec().as_dict(), "choices": [1, 2], "classes": "hand", "blueprint": "bp",
-            "continuations": "cs", "game": "leduc-nl"}
+    meta = {"spec": FeatureSpec().as_dict(), "choices": [1, 2], "classes": "hand", "blueprint": BP,
+            "continuations": CS, "game": "leduc-nl"}
     meta.update(over)
     return meta
 
@@ -139,9 +144,17 @@ def test_save_load_round_trips_exactly_and_refuses_corruption(tmp_path) -> None:
 def test_a_model_refuses_what_it_was_not_built_for(tmp_path) -> None:
     x, y, g = _data()
     net = train(x, y, g, tmp_path, TrainConfig(hidden=[8], epochs=1), _meta()).net
-    ok = dict(spec=FeatureSpec(), choices=(1, 2), classes="hand", blueprint="bp", continuations="cs")
+    ok = dict(spec=FeatureSpec(), choices=(1, 2), classes="hand", blueprint=BP, continuations=CS)
     net.check_built_for(**ok)
-    for key, bad, word in (("blueprint", "other", "blueprint"), ("continuations", "x", "continuation set"),
+    # Within the one-byte storage's rounding, and a first part of the set, are the same.
+    near = strategy_identity("t", [np.linspace(0, 1, 50) + 0.004])
+    net.check_built_for(**dict(ok, blueprint=near, continuations=near))
+    far = strategy_identity("t", [np.linspace(0, 1, 50) ** 2])
+    three = strategy_identity("t", [np.linspace(0, 1, 50)] * 3)
+    for key, bad, word in (("blueprint", far, "blueprint: strategy 0 differs"),
+                           ("blueprint", strategy_identity("u", [np.linspace(0, 1, 50)]), "blueprint: tree"),
+                           ("continuations", three, "continuation set: 2 strategies, here 3"),
+                           ("continuations", strategy_identity("t", [np.linspace(1, 0, 50)]), "continuation set"),
                            ("spec", FeatureSpec(bins=4), "feature spec"), ("classes", "buckets:tiny", "card classes"),
                            ("choices", (1, 3), "options")):
         with pytest.raises(LeafNetError, match=word):

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from blueprint.leafnet import FeatureSpec, LeafNet, LeafNetError, TrainConfig, train
+from blueprint.leafnet import FeatureSpec, LeafNet, LeafNetError, TrainConfig, strategy_identity, train
 from pokerbot.solver import Solver
 from realtime.leafnet_data import DataConfig, class_pair_targets, generate, load_data, small_context, tree_rows
 from realtime.network_leaves import NetworkLeafEvaluator, class_reach, leaf_rows
@@ -34,7 +34,7 @@ class _TableNet(LeafNet):
 
 
 def _meta(ctx, spec=FeatureSpec()):  # type: ignore[no-untyped-def]
-    bpf, csf = ctx.fingerprints
+    bpf, csf = ctx.identities
     return {"spec": spec.as_dict(), "choices": [1, len(ctx.continuations)], "classes": "hand", "blueprint": bpf,
             "continuations": csf, "game": "leduc-nl", "hidden": [8]}
 
@@ -60,7 +60,7 @@ def test_exact_class_values_reproduce_the_exact_evaluator(ctx) -> None:
     v, _ = class_pair_targets(tree, ev, maps, ncls)
     pots = np.array([float(sum(tree.leaf_states[int(li)].spent)) for li in tree.continuation_leaves])
     table = (v / pots[:, None, None]).reshape(-1, v.shape[-1])
-    bpf, csf = ctx.fingerprints
+    bpf, csf = ctx.identities
     net_ev = NetworkLeafEvaluator(tree, _TableNet(table, _meta(ctx)), classes="hand", blueprint=bpf, continuations=csf)
     rng = np.random.default_rng(1)
     nl, k1 = len(tree.continuation_leaves), len(ctx.continuations)
@@ -87,7 +87,7 @@ def test_a_trained_network_agrees_with_exact_leaf_values(ctx, tmp_path) -> None:
     assert res.history[res.best_epoch][1] < 0.05
     tree = ctx.dl
     ev = ctx.evaluator()
-    bpf, csf = ctx.fingerprints
+    bpf, csf = ctx.identities
     net_ev = NetworkLeafEvaluator(tree, LeafNet.load(tmp_path / "model"), classes="hand", blueprint=bpf,
                                   continuations=csf)
     nl = len(tree.continuation_leaves)
@@ -109,14 +109,18 @@ def test_a_trained_network_agrees_with_exact_leaf_values(ctx, tmp_path) -> None:
 
 def test_the_evaluator_refuses_another_blueprint_set_spec_or_game(ctx) -> None:
     tree = ctx.dl
-    bpf, csf = ctx.fingerprints
+    bpf, csf = ctx.identities
     x, maps, ncls = leaf_rows(tree, "hand", FeatureSpec())
     table = np.zeros((x.shape[0] * x.shape[1], len(ctx.continuations)))
     net = _TableNet(table, _meta(ctx))
     with pytest.raises(LeafNetError, match="blueprint"):
-        NetworkLeafEvaluator(tree, net, classes="hand", blueprint="small:other", continuations=csf)
+        NetworkLeafEvaluator(tree, net, classes="hand", blueprint=dict(bpf, tree="other"), continuations=csf)
+    with pytest.raises(LeafNetError, match="blueprint: strategy 0 differs"):
+        shifted = strategy_identity(bpf["tree"], [np.roll(ctx.blueprint, 1)])
+        NetworkLeafEvaluator(tree, net, classes="hand", blueprint=shifted, continuations=csf)
     with pytest.raises(LeafNetError, match="continuation set"):
-        NetworkLeafEvaluator(tree, net, classes="hand", blueprint=bpf, continuations="0" * 16)
+        NetworkLeafEvaluator(tree, net, classes="hand", blueprint=bpf,
+                             continuations=strategy_identity(bpf["tree"], ctx.continuations[::-1], ctx.penalties))
     with pytest.raises(LeafNetError, match="card classes"):
         NetworkLeafEvaluator(tree, net, classes="buckets:tiny", blueprint=bpf, continuations=csf)
     with pytest.raises(LeafNetError, match="options"):
@@ -178,6 +182,13 @@ def test_hunl_flop_subgame_with_network_leaves(tmp_path) -> None:
     r0, r1 = rng.random((nl, 1, tree.num_hands[0])), rng.random((nl, 4, tree.num_hands[1]))
     v0, v1 = ev.values(0, r1), ev.values(1, r0)
     assert v0.shape == (nl, 1, tree.num_hands[0]) and v1.shape == (nl, 4, tree.num_hands[1])
+    # The set recomputed in memory (not through its one-byte storage) is the same set; its first two are a
+    # smaller set (options 0 and 1), and the same model serves player 1 choosing (options (K, 1)).
+    from blueprint.continuation import bias_strategies
+
+    fresh = bias_strategies(bp.tree, bp.strategy, 10.0, 4)
+    assert make_leaf_evaluator("network", tree, blueprint=bp, continuations=([cs[0]], fresh[:2]), model=net).num_choices == (1, 2)
+    assert make_leaf_evaluator("network", tree, blueprint=bp, continuations=(fresh, [cs[0]]), model=net).num_choices == (4, 1)
     # Zero-sum: the reach-weighted values of the two sides cancel at every leaf.
     assert np.allclose(np.einsum("lkh,lkh->l", r0, v0), -np.einsum("lkh,lkh->l", r1, v1), rtol=1e-9, atol=1e-6)
     # Another continuation set (reordered) or blueprint is refused.
