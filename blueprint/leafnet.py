@@ -17,21 +17,24 @@ games (exact). The evaluator then computes ``cfv[l, k, h] = sum_k' sum_b V[l, k,
 c(h), b] * pot_l * R[l, k', h, b]`` with ``R`` the opponent's reach in class ``b``
 over hands sharing no card with ``h``: a matrix product, all leaves in one batch.
 
-**Features** (``FeatureSpec``, 23 floats with 8 bins), in this order:
+**Features** (``FeatureSpec``, 26 floats with 8 bins), in this order:
 
 ====  ==========================================================================
 0     pot / both starting stacks
 1     SPR / (1 + SPR), SPR = smallest remaining stack / pot
-2     raises in the round that just ended / 4
+2     raises in the last round with an action (the one the leaf ends) / 4
 3     raises in the whole hand / 8
-4-11  class ``a``'s hand-strength histogram: over hands of ``a`` and run-outs of the
+4     the last raiser in that round: +1 player 0, -1 player 1, 0 none
+5     the last raiser in the earlier rounds (same code)
+6     actions in the last round / 6
+7-14  class ``a``'s hand-strength histogram: over hands of ``a`` and run-outs of the
       rest of the board, the hand's strength percentile among the opponent's hands
       (beats + half the ties, over hands sharing no card with it or the board), in
       ``bins`` equal bins, normalised to sum 1
-12    class ``a``'s mean percentile (its equity against a uniform hand)
-13-20 class ``b``'s histogram
-21    class ``b``'s mean percentile
-22    ``a`` against ``b``: average sign(strength(h0) - strength(h1)) over the run-outs and
+15    class ``a``'s mean percentile (its equity against a uniform hand)
+16-23 class ``b``'s histogram
+24    class ``b``'s mean percentile
+25    ``a`` against ``b``: average sign(strength(h0) - strength(h1)) over the run-outs and
       the disjoint pairs (the check-down value per pot/2)
 ====  ==========================================================================
 
@@ -64,7 +67,7 @@ from numba import njit
 from pokerbot.errors import CheckpointError, PokerbotError
 
 FEATURE_NAME = "leafnet-pair"
-FEATURE_VERSION = 1
+FEATURE_VERSION = 2
 
 
 class LeafNetError(CheckpointError):
@@ -87,7 +90,7 @@ class FeatureSpec:
 
     @property
     def num_features(self) -> int:
-        return 4 + 2 * (self.bins + 1) + 1
+        return NUM_PUBLIC + 2 * (self.bins + 1) + 1
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,18 +103,34 @@ class FeatureSpec:
             raise LeafNetError(f"not a feature spec ({exc})") from None
 
 
+NUM_PUBLIC = 7
+
+
 def public_features(state: Any) -> np.ndarray:
-    """The 4 public floats of a leaf state (pot, SPR, raises this round and in all)."""
+    """The 7 public floats of a leaf state (pot, SPR, raises, aggressors, actions; see the module docstring)."""
+    from pokerbot.state import ActionType, State
+
     game = state.game
     pot = float(sum(state.spent))
     total = float(sum(game.stack[:2]))
     remaining = min(float(game.stack[p] - state.spent[p]) for p in range(2))
     spr = remaining / pot
-    betting = state.betting_string()
-    rounds = [s for s in betting.split("/")]
-    while len(rounds) > 1 and rounds[-1] == "":
-        rounds.pop()
-    return np.array([pot / total, spr / (1.0 + spr), rounds[-1].count("r") / 4.0, betting.count("r") / 8.0])
+    # Replay the betting for who acted when; the last round is the latest one with an action.
+    replay = State.initial(game)
+    acts: list[tuple[int, int, bool]] = []  # (round, actor, is a raise)
+    for a in state.actions():
+        acts.append((replay.round, int(replay.current_player), a.kind == ActionType.RAISE))  # type: ignore[arg-type]
+        replay = replay.apply(a)
+    last = max((r for r, _, _ in acts), default=0)
+    sign = (1.0, -1.0)
+    in_last = [(p, r) for rnd, p, r in acts if rnd == last]
+    earlier = [(p, r) for rnd, p, r in acts if rnd < last]
+    aggr_last = next((sign[p] for p, r in reversed(in_last) if r), 0.0)
+    aggr_before = next((sign[p] for p, r in reversed(earlier) if r), 0.0)
+    raises_last = sum(1 for _, r in in_last if r)
+    raises_all = sum(1 for _, _, r in acts if r)
+    return np.array([pot / total, spr / (1.0 + spr), raises_last / 4.0, raises_all / 8.0, aggr_last, aggr_before,
+                     len(in_last) / 6.0])
 
 
 @njit(cache=True)

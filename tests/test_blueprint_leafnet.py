@@ -38,12 +38,17 @@ def _meta(**over):  # type: ignore[no-untyped-def]
 
 def test_public_features_match_a_hand_computed_leaf() -> None:
     game = load_game("leduc-nl")  # stacks 20, antes 1
-    s = State.initial(game).apply(raise_to(3)).apply(CALL)  # 'r3c/': pot 6, 17 behind each
+    s = State.initial(game).apply(raise_to(3)).apply(CALL)  # 'r3c/': pot 6, 17 behind each; player 0 raised
     f = public_features(s)
     spr = 17 / 6
-    assert np.allclose(f, [6 / 40, spr / (1 + spr), 1 / 4, 1 / 8])
+    assert np.allclose(f, [6 / 40, spr / (1 + spr), 1 / 4, 1 / 8, 1, 0, 2 / 6])
     s2 = State.initial(game).apply(CALL).apply(CALL)  # 'cc/': pot 2, 19 behind
-    assert np.allclose(public_features(s2), [2 / 40, 9.5 / 10.5, 0.0, 0.0])
+    assert np.allclose(public_features(s2), [2 / 40, 9.5 / 10.5, 0, 0, 0, 0, 2 / 6])
+    s3 = State.initial(game).apply(CALL).apply(raise_to(3)).apply(CALL)  # 'cr3c/': same pot, player 1 raised
+    assert np.allclose(public_features(s3), [6 / 40, spr / (1 + spr), 1 / 4, 1 / 8, -1, 0, 3 / 6])
+    # Round 2 of 'r3c/' after a check and a pot bet by player 1: the round-1 raiser is in feature 5.
+    s4 = s.with_cards(board_cards=parse_cards("Kh")).apply(CALL).apply(raise_to(9))
+    assert np.allclose(public_features(s4)[2:], [1 / 4, 2 / 8, -1, 1, 2 / 6])
 
 
 def test_board_features_match_a_hand_computed_leduc_example() -> None:
@@ -62,11 +67,11 @@ def test_board_features_match_a_hand_computed_leduc_example() -> None:
     # A♠ against K♠ over the 4 other board cards: A♥ +1, K♥ -1 (kings pair), Q♠ +1, Q♥ +1.
     assert bf.eq[i_ks, i_qs] == pytest.approx(0.5) and bf.eq[i_qs, i_ks] == pytest.approx(-0.5)
     assert bf.pairs[i_ks, i_ks] == 0  # a hand never meets itself
-    rows = pair_rows(np.arange(4, dtype=np.float64), bf)
+    rows = pair_rows(np.arange(7, dtype=np.float64), bf)
     r = rows[i_ks * 6 + i_qs]
-    assert rows.shape == (36, FeatureSpec().num_features) == (36, 23)
-    assert np.allclose(r[:4], np.arange(4)) and np.allclose(r[4:12], bf.hist[i_ks]) and r[12] == pytest.approx(0.7)
-    assert np.allclose(r[13:21], bf.hist[i_qs]) and r[21] == pytest.approx(bf.mean[i_qs]) and r[22] == pytest.approx(0.5)
+    assert rows.shape == (36, FeatureSpec().num_features) == (36, 26)
+    assert np.allclose(r[:7], np.arange(7)) and np.allclose(r[7:15], bf.hist[i_ks]) and r[15] == pytest.approx(0.7)
+    assert np.allclose(r[16:24], bf.hist[i_qs]) and r[24] == pytest.approx(bf.mean[i_qs]) and r[25] == pytest.approx(0.5)
 
 
 def test_sampled_runouts_are_seeded_by_board() -> None:
@@ -82,8 +87,8 @@ def test_sampled_runouts_are_seeded_by_board() -> None:
 
 def _data(n: int = 600, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     rng = np.random.default_rng(seed)
-    x = rng.random((n, 23)).astype(np.float32)
-    y = np.stack([x[:, 0] - x[:, 22], np.sin(3 * x[:, 1])], axis=1).astype(np.float32)
+    x = rng.random((n, 26)).astype(np.float32)
+    y = np.stack([x[:, 0] - x[:, 25], np.sin(3 * x[:, 1])], axis=1).astype(np.float32)
     return x, y, np.arange(n) // 6
 
 

@@ -77,7 +77,7 @@ def test_exact_class_values_reproduce_the_exact_evaluator(ctx) -> None:
 
 def test_a_trained_network_agrees_with_exact_leaf_values(ctx, tmp_path) -> None:
     """Leduc, exact targets: validation Huber loss < 0.05 (pot units); leaf values within 0.1 pot per opponent hand
-    of the exact ones on average; a solve with network leaves is less than half as exploitable as uniform play in the exact
+    of the exact ones on average; a solve with network leaves is under 15% as exploitable as uniform play in the exact
     depth-limited game."""
     manifest = generate(SMALL, FeatureSpec(), tmp_path / "data")
     _, data = load_data(tmp_path / "data")
@@ -104,7 +104,7 @@ def test_a_trained_network_agrees_with_exact_leaf_values(ctx, tmp_path) -> None:
     expl_net = exploitability(tree, approx.average_strategy(), None, ev)
     expl_uniform = exploitability(tree, uniform_strategy(tree, ev), None, ev)
     print(f"exact-game exploitability: network-leaf solution {expl_net:.1f}, uniform {expl_uniform:.1f} mbb/g")
-    assert expl_net < 0.5 * expl_uniform
+    assert expl_net < 0.15 * expl_uniform
 
 
 def test_the_evaluator_refuses_another_blueprint_set_spec_or_game(ctx) -> None:
