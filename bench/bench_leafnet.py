@@ -199,7 +199,7 @@ def hunl() -> None:
               f"its solution's exploitability with the reference leaves {e:.0f} mbb/g ({pct(e):.1f}% of the pot)")
 
 
-def sizes(shapes: tuple[tuple[int, ...], ...] = ((64, 64), (128, 128), (256, 256, 256)), epochs: int = 120) -> None:
+def sizes(shapes: tuple[tuple[int, ...], ...] = ((64, 64), (128, 128), (256, 256)), epochs: int = 50) -> None:
     """Validation loss and inference speed of larger networks on the HUNL data (``LEAFNET_SIZES=1``; minutes)."""
     import tempfile
 

@@ -102,10 +102,10 @@ def leaf_rows(tree: PublicTree, classes: str, spec: FeatureSpec) -> tuple[np.nda
     return np.stack(rows), maps, ncls
 
 
-def same_hand_index(tree: PublicTree) -> np.ndarray:
-    """For each of player 0's hands, the index of the same cards among player 1's hands (-1: none)."""
-    where = {tuple(sorted(int(c) for c in h)): i for i, h in enumerate(tree.hands[1])}
-    return np.array([where.get(tuple(sorted(int(c) for c in h)), -1) for h in tree.hands[0]], dtype=np.int64)
+def same_hand_index(tree: PublicTree, player: int = 0) -> np.ndarray:
+    """For each of ``player``'s hands, the index of the same cards among the other player's hands (-1: none)."""
+    where = {tuple(sorted(int(c) for c in h)): i for i, h in enumerate(tree.hands[1 - player])}
+    return np.array([where.get(tuple(sorted(int(c) for c in h)), -1) for h in tree.hands[player]], dtype=np.int64)
 
 
 # --- kernels ------------------------------------------------------------------------------------
@@ -222,7 +222,7 @@ class NetworkLeafEvaluator(LeafEvaluator):
         self._W = (np.ascontiguousarray(w), np.ascontiguousarray(-w.transpose(0, 2, 1, 4, 3)))
         self._maps = maps
         self._ncls = ncls
-        self._same = (same_hand_index(tree), _swap_same(tree))
+        self._same = (same_hand_index(tree, 0), same_hand_index(tree, 1))
         self._hands = (tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64))
 
     def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
@@ -237,11 +237,6 @@ class NetworkLeafEvaluator(LeafEvaluator):
                         cls, self._same[player], self._ncls, R)
             _apply(W[i], R, cls, out[i])
         return out
-
-
-def _swap_same(tree: PublicTree) -> np.ndarray:
-    where = {tuple(sorted(int(c) for c in h)): i for i, h in enumerate(tree.hands[0])}
-    return np.array([where.get(tuple(sorted(int(c) for c in h)), -1) for h in tree.hands[1]], dtype=np.int64)
 
 
 # --- what a model is built for, and the factory ------------------------------------------------------
