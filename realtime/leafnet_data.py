@@ -1,0 +1,394 @@
+"""Training data for the leaf-value network: leaf states, features and continuation values.
+
+A data set is ``$POKERBOT_HOME/leafnet/<name>/data/``: ``shard_<i>.npz`` files (``x`` feature
+rows, ``y`` targets ``V[k0, k1] / pot`` for player 0, ``group`` the leaf state or subgame a
+row comes from, for a validation split that holds whole states out) and ``manifest.json``
+(the config, the feature spec, what the targets were built for, a SHA-256 per shard).
+Generation is resumable (shards already written and intact are kept), shows a progress
+bar, and is reproducible: shard ``i`` depends only on the config and its seed.
+
+Sources (``[leafnet] source``):
+
+* ``"small"`` (no-limit Leduc and other small games): the depth-limited game from the
+  start, cut at the end of round 1; the blueprint is a DCFR solution of the whole game and
+  the opponent's K continuations a self-generated set (:func:`blueprint.continuation.self_generative`);
+  targets are **exact** (:class:`pokerbot.solver.leaf_tables.ExactLeafEvaluator`), one class
+  per hand, one row per (leaf, hand pair). Shards split the leaves.
+* ``"holdem"`` (HUNL with a trained blueprint and its continuation set, ``pokerbot leaves
+  build``): each task samples a flop subgame root, by the blueprint's own preflop play
+  (actions drawn from the blueprint at sampled hole cards' buckets) or, with probability
+  ``explore``, uniformly random preflop actions (broader coverage), a random flop, and a bet
+  menu from ``menus``; the subgame is cut at the end of the flop and its leaves valued by
+  :class:`realtime.leaf_values.RolloutLeafEvaluator` (both players choosing among the K
+  continuations: ``K x K`` targets); classes are the blueprint's flop buckets.
+
+Targets for class pairs come from any :class:`LeafEvaluator` through its interface
+(:func:`class_pair_targets`): the opponent's reach is the indicator of one class and
+option at a time, and the result is averaged over the disjoint hand pairs.
+
+Workers are ray tasks: local (``workers`` processes) by default, a cluster with
+``address``; ``workers = 0`` runs in this process.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
+from pokerbot.errors import PokerbotError
+from pokerbot.solver.leaves import LeafEvaluator
+from pokerbot.solver.tree import PublicTree
+from realtime.network_leaves import class_reach, leaf_rows, same_hand_index
+
+
+@dataclass
+class DataConfig:
+    """``[leafnet]`` and ``[data]`` of a ``configs/leafnet-*.toml`` (see docs/leafnet.md)."""
+
+    name: str
+    source: str  # "small" | "holdem"
+    game: str = "leduc-nl"
+    fractions: list[float] = field(default_factory=lambda: [1.0])
+    max_raises: int = 2
+    k: int = 4
+    iterations: int = 300
+    blueprint: str = "hunl-tiny"
+    leaves: str = "hunl-tiny-bias"
+    menus: list[list[float]] = field(default_factory=lambda: [[0.5, 1.0], [1.0], [0.33, 0.75, 1.5]])
+    rollouts: int = 3
+    explore: float = 0.3
+    subgames: int = 16
+    shards: int = 4
+    workers: int = 2
+    address: str = ""
+    seed: int = 0
+
+    def check(self) -> DataConfig:
+        if self.source not in ("small", "holdem"):
+            raise PokerbotError(f"source must be 'small' or 'holdem', got {self.source!r}")
+        if self.shards < 1 or self.workers < 0 or self.k < 1 or self.rollouts < 1 or self.subgames < 1:
+            raise PokerbotError("shards >= 1, workers >= 0, k >= 1, rollouts >= 1 and subgames >= 1 are needed")
+        if not 0 <= self.explore <= 1:
+            raise PokerbotError(f"explore is a probability, got {self.explore}")
+        if self.source == "holdem" and self.shards > self.subgames:
+            raise PokerbotError(f"{self.shards} shards for {self.subgames} subgames: use at most one shard per subgame")
+        return self
+
+
+# --- targets through the evaluator interface -----------------------------------------------------------
+
+
+def class_pair_targets(tree: PublicTree, ev: LeafEvaluator, maps: list[np.ndarray], ncls: int) -> tuple[np.ndarray, np.ndarray]:
+    """``V[l, a * C + b, k0 * K1 + k1]`` (player 0's average payoff over disjoint pairs, chips) and pair counts.
+
+    Player 1's reach is the indicator of class ``b`` under option ``k1``, one ``values``
+    call per (class, option); ``V`` divides the class-``a`` sum by the number of disjoint
+    pairs, computed with :func:`realtime.network_leaves.class_reach` on a reach of ones.
+    """
+    nl = len(tree.continuation_leaves)
+    k0, k1 = ev.num_choices
+    h0, h1 = tree.num_hands
+    hands = (tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64))
+    same = same_hand_index(tree)
+    sums = np.zeros((nl, ncls, ncls, k0, k1))
+    pairs = np.zeros((nl, ncls, ncls))
+    onehot = [np.stack([(m == a).astype(np.float64) for a in range(ncls)]) for m in maps]  # (C, H) per leaf
+    for i in range(nl):
+        n = np.zeros((1, h0, ncls))
+        class_reach(np.ones((1, h1)), hands[1], maps[i], hands[0], maps[i], same, ncls, n)
+        pairs[i] = onehot[i] @ n[0]  # (a, b)
+    for b in range(ncls):
+        for kk in range(k1):
+            reach = np.zeros((nl, k1, h1))
+            for i in range(nl):
+                reach[i, kk] = onehot[i][b]
+            v = ev.values(0, reach)  # (L, K0, H0)
+            for i in range(nl):
+                sums[i, :, b, :, kk] = (onehot[i] @ v[i].T)  # (a, k0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        out = np.where(pairs[..., None, None] > 0, sums / pairs[..., None, None], 0.0)
+    return out.reshape(nl, ncls * ncls, k0 * k1), pairs.reshape(nl, ncls * ncls)
+
+
+def tree_rows(tree: PublicTree, ev: LeafEvaluator, classes: str, spec: FeatureSpec) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Rows ``x``, targets ``y`` (fraction of the pot) and leaf numbers of a tree's valid class pairs."""
+    x, maps, ncls = leaf_rows(tree, classes, spec)
+    v, pairs = class_pair_targets(tree, ev, maps, ncls)
+    pots = np.array([float(sum(tree.leaf_states[int(li)].spent)) for li in tree.continuation_leaves])
+    y = v / pots[:, None, None]
+    keep = pairs > 0
+    leaf = np.broadcast_to(np.arange(len(pots))[:, None], keep.shape)
+    return x[keep], y[keep].astype(np.float32), leaf[keep]
+
+
+# --- sources -----------------------------------------------------------------------------------------
+
+
+@dataclass
+class SmallContext:
+    """What a small-game data set is built for: the trees, the blueprint and the opponent's set."""
+
+    dl: PublicTree
+    full: PublicTree
+    blueprint: np.ndarray
+    continuations: list[np.ndarray]
+    penalties: list[float]
+
+    def evaluator(self) -> LeafEvaluator:
+        from pokerbot.solver.leaf_tables import ExactLeafEvaluator
+
+        return ExactLeafEvaluator(self.dl, self.full, ([self.blueprint], self.continuations),
+                                  ((0.0,), tuple(self.penalties)))
+
+    @property
+    def identities(self) -> tuple[dict[str, Any], dict[str, Any]]:
+        """The blueprint's and the opponent's continuation set's :func:`strategy_identity`."""
+        from pokerbot.solver.leaf_tables import tree_fingerprint
+
+        tid = tree_fingerprint(self.full)
+        return strategy_identity(tid, [self.blueprint]), strategy_identity(tid, self.continuations, self.penalties)
+
+
+def small_trees(cfg: DataConfig) -> tuple[PublicTree, PublicTree]:
+    from pokerbot.gamedef import load_game
+    from pokerbot.solver import PotFractionMenu, build_tree
+
+    game = load_game(cfg.game)
+    menu = PotFractionMenu(tuple(cfg.fractions), True, cfg.max_raises)
+    return build_tree(game, menu, depth_limit=0), build_tree(game, menu)
+
+
+def small_context(cfg: DataConfig, directory: Path | None = None) -> SmallContext:
+    """Solve the whole small game (DCFR) and self-generate the opponent's K continuations; cached in ``directory``."""
+    from blueprint.continuation import self_generative
+    from pokerbot.solver import Solver
+
+    dl, full = small_trees(cfg)
+    cache = directory / "context.npz" if directory is not None else None
+    if cache is not None and cache.is_file():
+        z = np.load(cache)
+        return SmallContext(dl, full, z["blueprint"], list(z["continuations"]), list(z["penalties"]))
+    solver = Solver(full, "dcfr")
+    solver.run(cfg.iterations)
+    bp = solver.average_strategy()
+    gen = self_generative(full.game, None, bp, cfg.k, chooser=1, iterations=cfg.iterations, full_tree=full, dl_tree=dl)
+    ctx = SmallContext(dl, full, bp, gen.strategies, gen.penalties)
+    if cache is not None:
+        cache.parent.mkdir(parents=True, exist_ok=True)
+        np.savez(cache, blueprint=bp, continuations=np.stack(gen.strategies), penalties=np.array(gen.penalties))
+    return ctx
+
+
+def _small_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: int) -> dict[str, np.ndarray]:
+    dl, full = small_trees(cfg)
+    ctx = SmallContext(dl, full, *ctx_arrays)
+    x, y, leaf = tree_rows(dl, ctx.evaluator(), "hand", spec)
+    keep = leaf % cfg.shards == shard
+    # Each row is its own group: the whole (small) population of leaf states is in the data.
+    rows = np.nonzero(keep)[0]
+    return {"x": x[keep], "y": y[keep], "group": rows.astype(np.int64), "leaf": leaf[keep].astype(np.int64)}
+
+
+def sample_flop_root(bp: Any, rng: np.random.Generator, explore: bool) -> Any:
+    """A flop subgame root: a preflop line from the blueprint's play (or uniform actions) and a random flop."""
+    from blueprint.abstract_game import DECISION
+    from blueprint.model import PresetCards
+    from pokerbot.state import State
+
+    game = bp.game
+    cards = PresetCards(game, bp.cards_name)
+    atree = bp.tree
+    for _ in range(1000):
+        deck = rng.permutation(52)
+        holes = [tuple(int(c) for c in deck[0:2]), tuple(int(c) for c in deck[2:4])]
+        buckets = [cards.bucket(0, h, []) for h in holes]
+        node = 0
+        state = State.initial(game)
+        while atree.kind[node] == DECISION and atree.round[node] == 0:
+            p = int(atree.player[node])
+            probs = bp.probabilities(node, buckets[p]).astype(np.float64)
+            if explore or probs.sum() <= 0:
+                probs = np.ones_like(probs)
+            a = int(rng.choice(len(probs), p=probs / probs.sum()))
+            state = state.apply(atree.actions(node)[a])
+            node = atree.children(node)[a]
+        if atree.kind[node] == DECISION and state.round == 1:
+            flop = [int(c) for c in rng.choice(52, size=3, replace=False)]
+            return state.with_cards(board_cards=tuple(flop))
+    raise PokerbotError("could not sample a preflop line that reaches the flop")
+
+
+def _holdem_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: int) -> dict[str, np.ndarray]:
+    from blueprint.continuation import leaves_dir, load_set
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+    from pokerbot.solver import PotFractionMenu, build_tree
+    from realtime.leaf_values import RolloutLeafEvaluator
+    from realtime.network_leaves import holdem_classes
+
+    bp = Blueprint.load(_blueprint_path(cfg.blueprint, blueprint_dir))
+    cs = load_set(leaves_dir(cfg.leaves), bp.tree, bp.tree.signature())
+    xs, ys, gs, ls = [], [], [], []
+    for task in range(shard, cfg.subgames, cfg.shards):
+        rng = np.random.default_rng([cfg.seed, task])
+        explore = bool(rng.random() < cfg.explore)
+        root = sample_flop_root(bp, rng, explore)
+        menu = cfg.menus[int(rng.integers(len(cfg.menus)))]
+        tree = build_tree(bp.game, PotFractionMenu(tuple(menu), True, cfg.max_raises), root=root, depth_limit=0)
+        if not len(tree.continuation_leaves):
+            continue
+        ev = RolloutLeafEvaluator(tree, bp, (cs.strategies, cs.strategies), rollouts=cfg.rollouts,
+                                  seed=int(rng.integers(2**31)))
+        x, y, leaf = tree_rows(tree, ev, holdem_classes(bp), spec)
+        xs.append(x)
+        ys.append(y)
+        gs.append(np.full(len(x), task, dtype=np.int64))
+        ls.append(leaf.astype(np.int64))
+    if not xs:
+        return {"x": np.zeros((0, spec.num_features), np.float32), "y": np.zeros((0, cfg.k * cfg.k), np.float32),
+                "group": np.zeros(0, np.int64), "leaf": np.zeros(0, np.int64)}
+    return {"x": np.concatenate(xs), "y": np.concatenate(ys), "group": np.concatenate(gs), "leaf": np.concatenate(ls)}
+
+
+def _blueprint_path(name: str, blueprint_dir: Callable[[str], Path]) -> Path:
+    p = Path(name)
+    return p if p.is_file() else blueprint_dir(name) / "blueprint.npz"
+
+
+def build_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: int) -> dict[str, np.ndarray]:
+    """The rows of shard ``shard`` (pure function of its arguments: reproducible anywhere)."""
+    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+    fn = _small_shard if cfg.source == "small" else _holdem_shard
+    return fn(cfg, spec, ctx_arrays, shard)
+
+
+# --- the driver: shards, manifest, resume, ray -------------------------------------------------------------
+
+
+def _digest(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def describe(cfg: DataConfig, spec: FeatureSpec, directory: Path) -> dict[str, Any]:
+    """What the data is built for: game, classes, K0 x K1 and the blueprint's / continuation set's identities."""
+    if cfg.source == "small":
+        ctx = small_context(cfg, directory)
+        bpf, csf = ctx.identities
+        return {"game": ctx.dl.game.name, "classes": "hand", "choices": [1, len(ctx.continuations)],
+                "blueprint": bpf, "continuations": csf}
+    from blueprint.continuation import leaves_dir, load_set
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+    from realtime.network_leaves import blueprint_identity, holdem_classes
+
+    bp = Blueprint.load(_blueprint_path(cfg.blueprint, blueprint_dir))
+    cs = load_set(leaves_dir(cfg.leaves), bp.tree, bp.tree.signature())
+    if cs.k != cfg.k:
+        raise PokerbotError(f"the continuation set {cfg.leaves!r} has K = {cs.k}, the config says k = {cfg.k}")
+    return {"game": bp.game.name, "classes": holdem_classes(bp), "choices": [cs.k, cs.k],
+            "blueprint": blueprint_identity(bp), "continuations": strategy_identity(bp.tree.signature(), cs.strategies)}
+
+
+def generate(
+    cfg: DataConfig,
+    spec: FeatureSpec,
+    directory: str | os.PathLike[str],
+    progress: Callable[[int, int], None] | None = None,
+) -> dict[str, Any]:
+    """Write (or complete) the data set in ``directory``; returns its manifest.
+
+    Refuses (:class:`LeafNetError`) a directory holding data built with other options.
+    ``progress(done, total)`` is called as shards finish.
+    """
+    from dataclasses import asdict
+
+    cfg.check()
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    mpath = directory / "manifest.json"
+    built_for = describe(cfg, spec, directory)
+    manifest: dict[str, Any] = {"config": asdict(cfg), "spec": spec.as_dict(), **built_for, "shards": {}}
+    if mpath.is_file():
+        old = json.loads(mpath.read_text())
+        for key in ("config", "spec", "blueprint", "continuations", "choices", "classes"):
+            if old.get(key) != manifest[key]:
+                raise LeafNetError(f"{directory}: holds leaf data built with another {key}; use another name or --dir")
+        manifest["shards"] = {k: v for k, v in old.get("shards", {}).items()
+                              if (directory / v["file"]).is_file() and _digest(directory / v["file"]) == v["sha256"]}
+    todo = [i for i in range(cfg.shards) if str(i) not in manifest["shards"]]
+    ctx_arrays: tuple = ()
+    if cfg.source == "small":
+        ctx = small_context(cfg, directory)
+        ctx_arrays = (ctx.blueprint, ctx.continuations, ctx.penalties)
+
+    def save(i: int, arrays: dict[str, np.ndarray]) -> None:
+        name = f"shard_{i:05d}.npz"
+        tmp = directory / (name + ".tmp.npz")
+        np.savez(tmp, **arrays)
+        os.replace(tmp, directory / name)
+        manifest["shards"][str(i)] = {"file": name, "rows": int(len(arrays["x"])), "sha256": _digest(directory / name)}
+        tmpm = directory / "manifest.json.tmp"
+        tmpm.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        os.replace(tmpm, mpath)
+        if progress is not None:
+            progress(len(manifest["shards"]), cfg.shards)
+
+    if progress is not None:
+        progress(len(manifest["shards"]), cfg.shards)
+    if cfg.workers == 0 or not todo:
+        for i in todo:
+            save(i, build_shard(cfg, spec, ctx_arrays, i))
+    else:
+        import ray
+
+        if not ray.is_initialized():
+            if cfg.address:
+                ray.init(address=cfg.address, ignore_reinit_error=True, log_to_driver=False)
+            else:
+                ray.init(num_cpus=cfg.workers, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
+                         runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
+                                                   "NUMBA_NUM_THREADS": "1"}})
+        task = ray.remote(build_shard)
+        ctx_ref = ray.put(ctx_arrays)
+        pending = {task.remote(cfg, spec, ctx_ref, i): i for i in todo}
+        while pending:
+            done, _ = ray.wait(list(pending), num_returns=1)
+            for ref in done:
+                save(pending.pop(ref), ray.get(ref))
+    if not mpath.is_file():
+        mpath.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+    return manifest
+
+
+def load_data(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
+    """The manifest and the concatenated shards of a complete data set (checksums verified)."""
+    directory = Path(directory)
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise LeafNetError(f"{directory}: no leaf data manifest ({exc}); generate the data first") from None
+    n = manifest["config"]["shards"]
+    if len(manifest["shards"]) != n:
+        raise LeafNetError(f"{directory}: {len(manifest['shards'])} of {n} shards written; finish generating the data")
+    parts = []
+    for i in range(n):
+        info = manifest["shards"][str(i)]
+        path = directory / info["file"]
+        if not path.is_file() or _digest(path) != info["sha256"]:
+            raise LeafNetError(f"{path}: missing or checksum mismatch")
+        with np.load(path) as z:
+            parts.append({k: z[k] for k in z.files})
+    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+    return manifest, data
