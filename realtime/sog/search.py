@@ -102,6 +102,9 @@ class PublicGame:
         self.max_stake = float(max(np.abs(t.amount).max(), 1.0))
         deck = sorted(self.game.deck())
         self.card_index = {c: i for i, c in enumerate(deck)}
+        # compat[h0, h1] = 1 when the two players' hands share no card.
+        h0, h1 = t.hands
+        self.compat = np.array([[0.0 if set(a.tolist()) & set(b.tolist()) else 1.0 for b in h1] for a in h0])
         self.expandable = np.ones(n, dtype=np.bool_)
         self.expandable[(t.kind == K.FOLD_NODE) | (t.kind == K.SHOWDOWN)] = False
         self._subtrees: dict[int, np.ndarray] = {}
@@ -137,11 +140,13 @@ class PublicGame:
         b = self.tree.root_board
         return self.tree.valid[0][b].copy(), self.tree.valid[1][b].copy()
 
-    def opponent_mass(self, node: int, player: int, reach_opp: np.ndarray) -> np.ndarray:
+    def opponent_mass(self, player: int, reach_opp: np.ndarray) -> np.ndarray:
         """Per hand of ``player``: the opponent's reach over hands that share no card with it."""
-        t = self.tree
-        o = 1 - player
-        return fold_values(reach_opp, t.hands[player], t.hands[o], t.same[player], 1.0)
+        return self.compat @ reach_opp if player == 0 else self.compat.T @ reach_opp
+
+    def opponent_masses(self, r0: np.ndarray, r1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Rows of :meth:`opponent_mass` for both players (``r0``, ``r1``: one row per belief state)."""
+        return r1 @ self.compat.T, r0 @ self.compat
 
     def decision_children(self, node: int) -> list[int]:
         """The next decision nodes below ``node`` (through chance nodes), skipping terminals."""
@@ -155,8 +160,12 @@ class PublicGame:
                 out.extend(self.decision_children(c))
         return out
 
-    def node_of(self, state: State) -> int:
-        """The public node of a (live) state: its betting and visible board. Raises :class:`SoGError`."""
+    def node_of(self, state: State, translate: bool = False) -> int:
+        """The public node of a (live) state: its betting and visible board. Raises :class:`SoGError`.
+
+        With ``translate``, a no-limit raise that is not in the bet menu counts as
+        the menu raise of the nearest size.
+        """
         t = self.tree
         n = 0
         board = state.visible_board
@@ -168,6 +177,10 @@ class PublicGame:
                     raise SoGError(f"state {state.betting_string()!r} goes past the end of the public tree")
                 labels = t.node_labels(n)
                 text = "r" if (action.kind == RAISE.kind and not self.game.nolimit) else str(action)
+                if text not in labels and translate and action.kind == RAISE.kind:
+                    sizes = [(abs(int(lab[1:]) - action.size), lab) for lab in labels if lab.startswith("r") and lab != "r"]
+                    if sizes:
+                        text = min(sizes)[1]
                 if text not in labels:
                     raise SoGError(f"action {text!r} at {t.betting[int(t.template[n])]!r} is not in the bet menu {labels}")
                 n = int(t.first_child[n]) + labels.index(text)
@@ -429,9 +442,7 @@ class GTCFR:
         hands = [0, 0]
         hands[i] = self._sample(ranges[i])
         o = 1 - i
-        compat = np.ones(t.num_hands[o])
-        for c in t.hands[i][hands[i]]:
-            compat *= ~np.any(t.hands[o] == c, axis=1)
+        compat = self.game.compat[hands[0]] if i == 0 else self.game.compat[:, hands[1]]
         hands[o] = self._sample(ranges[o] * compat)
         n = self.root
         path: list[int] = []
@@ -461,11 +472,12 @@ class GTCFR:
         idx = int(t.slot[node]) + np.arange(nc) * nh + h
         Vsum = (self.Vsum0, self.Vsum1)[p]
         Ro = (self.R0, self.R1)[1 - p]
+        col = self.game.compat[h] if p == 0 else self.game.compat[:, h]
+        mass = Ro[f : f + nc] @ col
         q = np.zeros(nc)
-        for a in range(nc):
-            mass = self.game.opponent_mass(f + a, p, Ro[f + a])[h]
-            if mass > 0 and self.t > 0:
-                q[a] = Vsum[f + a, h] / self.t / mass / self.game.max_stake
+        if self.t > 0:
+            ok = mass > 0
+            q[ok] = Vsum[f : f + nc, h][ok] / self.t / mass[ok] / self.game.max_stake
         visits = self.visits[idx]
         puct = q + self.c_puct * self.prior[idx] * math.sqrt(visits.sum() + 1.0) / (1.0 + visits)
         avg = self.ssum[idx]
