@@ -49,8 +49,16 @@ def test_wrong_resolving_values_are_caught(kuhn: PublicGame, monkeypatch: pytest
     assert bad > 2 * good + 5.0
 
 
-@pytest.mark.slow
 def test_leduc_composed_exploitability_falls_with_search_size() -> None:
+    leduc = PublicGame.load("leduc")
+    small = composed_exploitability(leduc, lambda: ExactValue(leduc, 30), SearchSettings(5, 1.0), 0)
+    large = composed_exploitability(leduc, lambda: ExactValue(leduc, 30), SearchSettings(30, 1.0), 0)
+    assert large < small
+    assert large < 465.0  # mbb/g: IS-MCTS's best in the paper; uniform play is 2374
+
+
+@pytest.mark.slow
+def test_leduc_composed_exploitability_at_100_simulations() -> None:
     leduc = PublicGame.load("leduc")
     small = composed_exploitability(leduc, lambda: ExactValue(leduc, 60), SearchSettings(10, 1.0), 0)
     large = composed_exploitability(leduc, lambda: ExactValue(leduc, 60), SearchSettings(100, 1.0), 0)
