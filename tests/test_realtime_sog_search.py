@@ -87,3 +87,5 @@ def test_bad_input_raises(kuhn: PublicGame) -> None:
         GTCFR(kuhn, 0, (np.ones(2), np.ones(3)), ExactValue(kuhn))
     with pytest.raises(SoGError):
         GTCFR(kuhn, 0, kuhn.initial_ranges(), ExactValue(kuhn)).run(10, 0)
+    with pytest.raises(SoGError, match="small"):
+        PublicGame.load("hunl")  # refused before building a tree that would not fit

@@ -94,6 +94,8 @@ def _eval(args: argparse.Namespace) -> int:
 
     if args.seeds <= 0:
         raise SoGError(f"--seeds must be positive, got {args.seeds}")
+    if args.exact_iterations <= 0:
+        raise SoGError(f"--exact-iterations must be positive, got {args.exact_iterations}")
     searches = args.search or [(10, 1.0), (100, 1.0)]
     checkpoint = None
     if args.checkpoint:
@@ -104,6 +106,14 @@ def _eval(args: argparse.Namespace) -> int:
             raise SoGError(f"no checkpoint at {str(checkpoint)!r}")
     game = PublicGame.load(args.game)
     out = Path(args.out) if args.out else (checkpoint.parent if checkpoint else pokerbot_home() / "sog" / f"eval-{args.game}")
+    from realtime.sog.resolve import SearchSettings
+
+    for s, c in searches:
+        SearchSettings(s, c)  # validates before any work
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise SoGError(f"cannot create output directory {str(out)!r}: {exc}") from None
     rows = evaluate_table(game, searches, args.seeds, checkpoint, args.exact_iterations, progress=not args.no_progress)
     text = write_table(rows, out, args.game, "network " + str(checkpoint) if checkpoint else "exact value function")
     print(text)

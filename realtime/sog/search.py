@@ -113,6 +113,10 @@ class PublicGame:
     def load(cls, game: GameDef | str, bet_menu: BetMenu | None = None) -> PublicGame:
         if isinstance(game, str):
             game = load_game(game)
+        if game.num_players != 2 or game.num_hole_cards != 1 or game.deck_size > 13:
+            # Searches keep dense per-node arrays over the whole public tree: small games only.
+            raise SoGError(f"Student of Games here plays small two-player one-card games (kuhn, leduc, leduc-nl), "
+                           f"not {game.name or 'this game'}")
         return cls(game_tree(game, bet_menu))
 
     @property

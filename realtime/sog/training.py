@@ -82,6 +82,8 @@ class TrainConfig:
         for f in ("epsilon", "q_search", "q_recursive"):
             if not 0.0 <= float(getattr(self, f)) <= 1.0:
                 raise SoGError(f"config field {f} must be in [0, 1], got {getattr(self, f)}")
+        if self.seed < 0:
+            raise SoGError(f"config field seed must be >= 0, got {self.seed}")
         if self.workers < 0 or self.eval_every < 0 or self.checkpoint_every < 0 or self.max_queries < 0:
             raise SoGError("workers, eval_every, checkpoint_every and max_queries must be >= 0")
 
@@ -239,7 +241,10 @@ class Trainer:
     def __init__(self, cfg: TrainConfig, directory: str | os.PathLike[str], device: torch.device | None = None) -> None:
         self.cfg = cfg
         self.directory = Path(directory)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        try:
+            self.directory.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise SoGError(f"cannot create run directory {str(self.directory)!r}: {exc}") from None
         self.device = device or default_device()
         if self.device.type == "cpu":
             torch.set_num_threads(1)  # small batches: see NetworkValue
