@@ -40,6 +40,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     e.add_argument("--seeds", type=int, default=5, help="seeds per setting (default: 5; the paper uses 50)")
     e.add_argument("--out", help="directory for eval.md / eval.csv / eval.png (default: the checkpoint's run "
                    "directory, else $POKERBOT_HOME/sog/eval-<game>)")
+    e.add_argument("--over-steps", action="store_true",
+                   help="with --checkpoint RUN_DIR: evaluate every network snapshot of the run (nets/step-*.pt) "
+                   "under each --search, writing curves.csv / curves.png (default: only the checkpoint)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown)")
 
 
@@ -114,6 +117,17 @@ def _eval(args: argparse.Namespace) -> int:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise SoGError(f"cannot create output directory {str(out)!r}: {exc}") from None
+    if args.over_steps:
+        from realtime.sog.evaluate import snapshot_curves
+
+        if checkpoint is None:
+            raise SoGError("--over-steps needs --checkpoint RUN_DIR")
+        curves = snapshot_curves(game, checkpoint.parent, searches, args.seeds, progress=not args.no_progress)
+        for label, pts in curves.items():
+            for step, lo, mean, hi in pts:
+                print(f"{label} step {step}: min {lo:.1f} / mean {mean:.1f} / max {hi:.1f} mbb/g")
+        print(f"curves: {checkpoint.parent / 'curves.png'}")
+        return 0
     rows = evaluate_table(game, searches, args.seeds, checkpoint, args.exact_iterations, progress=not args.no_progress)
     text = write_table(rows, out, args.game, "network " + str(checkpoint) if checkpoint else "exact value function")
     print(text)

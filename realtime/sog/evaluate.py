@@ -113,3 +113,56 @@ def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
     fig.savefig(out / "eval.png", dpi=100)
     plt.close(fig)
     return text
+
+
+def snapshot_curves(
+    game: PublicGame, run_dir: Path, searches: list[tuple[int, float]], seeds: int, progress: bool = True
+) -> dict[str, list[tuple[int, float, float, float]]]:
+    """Exploitability against training steps for each SoG(s, c): every ``nets/step-*.pt`` of a run.
+
+    Returns ``{label: [(step, min, mean, max), ...]}`` and writes ``curves.csv`` and ``curves.png``
+    in ``run_dir``.
+    """
+    snaps = sorted((run_dir / "nets").glob("step-*.pt"))
+    if not snaps:
+        raise SoGError(f"no network snapshots in {str(run_dir / 'nets')!r} (a run saves one per evaluation)")
+    curves: dict[str, list[tuple[int, float, float, float]]] = {}
+    for s, c in searches:
+        label = SearchSettings(s, c).label
+        curves[label] = []
+        for snap in snaps:
+            step = int(snap.stem.split("-")[1])
+            row = evaluate_table(game, [(s, c)], seeds, snap, progress=progress)[0]
+            lo, mean, hi = row.summary
+            curves[label].append((step, lo, mean, hi))
+    lines = ["search,step,min_mbb,mean_mbb,max_mbb"] + [
+        f"{label},{p[0]},{p[1]:.3f},{p[2]:.3f},{p[3]:.3f}" for label, pts in curves.items() for p in pts]
+    (run_dir / "curves.csv").write_text("\n".join(lines) + "\n")
+    _plot_curves(curves, run_dir / "curves.png", game.game.name, seeds)
+    return curves
+
+
+def _plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path: Path, game: str, seeds: int) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from realtime.sog.training import BASELINES
+
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for label, pts in curves.items():
+        steps = [p[0] for p in pts]
+        ax.plot(steps, [p[2] for p in pts], marker="o", label=f"{label} mean")
+        ax.fill_between(steps, [p[1] for p in pts], [p[3] for p in pts], alpha=0.2)
+    for name, value in BASELINES.get(game, {}).items():
+        ax.axhline(value, linestyle="--", color="grey")
+        ax.text(0, value, f" {name} {value:g}", va="bottom", fontsize=8)
+    ax.set_yscale("log")
+    ax.set_xlabel("training steps")
+    ax.set_ylabel("exploitability (mbb/g)")
+    ax.set_title(f"{game}: composed SoG policies, min-max over {seeds} seeds", fontsize=9)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)

@@ -337,7 +337,16 @@ class Trainer:
         self.step += 1
         return hub, ce
 
+    def snapshot(self) -> Path:
+        """Save the current network as ``nets/step-<N>.pt`` (for curves under several SoG(s, c) later)."""
+        path = self.directory / "nets" / f"step-{self.step:07d}.pt"
+        path.parent.mkdir(exist_ok=True)
+        torch.save({"spec": self.net.spec(), "model": self.net.state_dict(), "step": self.step,
+                    "config": dataclasses.asdict(self.cfg)}, path)
+        return path
+
     def evaluate(self) -> tuple[float, float, float]:
+        self.snapshot()
         seeds = list(range(self.cfg.eval_seeds))
         self.net.eval()
         figures = evaluate_network(self.game, self.net.cpu(), self.cfg.eval_settings, seeds, self.cfg.prior_temperature)
