@@ -235,6 +235,27 @@ class TrainResult:
     curve: list[tuple[int, float, float, float]]
 
 
+def _stop_on_sigterm() -> Callable[[], None]:
+    """Treat SIGTERM (and SIGINT, which a background job may have ignored) like Ctrl-C while training,
+    so that a stopped run checkpoints; returns the function that restores the previous handlers."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
 class Trainer:
     """A resumable SoG training run in ``directory`` (``checkpoint.pt``, ``curve.png``, ``curve.csv``)."""
 
@@ -367,6 +388,7 @@ class Trainer:
         actors = _RayActors(self.game, c) if c.workers > 0 else _LocalActors(self.game, c)
         bar = tqdm(total=total, initial=self.step, unit="step", desc=c.name, disable=not progress)
         interrupted = False
+        restore = _stop_on_sigterm()
         last_ckpt = self.step
         try:
             if self.step == 0 and c.eval_every and not self.curve:
@@ -401,6 +423,7 @@ class Trainer:
             actors.close()
             self.save()
             self.write_curve()
+            restore()
         return TrainResult(self.step - steps0, self.examples_seen - ex0, self.units - units0,
                            time.perf_counter() - start, interrupted, list(self.curve))
 
