@@ -53,7 +53,7 @@ def test_trainer_checkpoints_resumes_and_draws_its_curve(tmp_path: Path) -> None
     assert all(torch.equal(a, b) for a, b in zip(resumed.net.state_dict().values(), trainer.net.state_dict().values()))
     resumed.train(progress=False)
     assert resumed.step == 30 and [p[0] for p in resumed.curve][-1] == 30
-    assert len(list((tmp_path / "nets").glob("step-*.pt"))) == 4  # one snapshot per evaluation
+    assert len(list((tmp_path / "nets").glob("step-*.pt"))) == 4  # one snapshot per evaluation (and at the end)
     rc = main(["sog", "eval", "--game", "kuhn", "--checkpoint", str(tmp_path), "--over-steps", "--search", "5,1",
                "--search", "20,1", "--seeds", "1", "--no-progress"])
     assert rc == 0 and len((tmp_path / "curves.csv").read_text().splitlines()) == 1 + 2 * 4

@@ -422,6 +422,8 @@ class Trainer:
             bar.close()
             actors.close()
             self.save()
+            if not (self.directory / "nets" / f"step-{self.step:07d}.pt").exists():
+                self.snapshot()
             self.write_curve()
             restore()
         return TrainResult(self.step - steps0, self.examples_seen - ex0, self.units - units0,
