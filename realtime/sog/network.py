@@ -21,7 +21,7 @@ change to the calling code (see :func:`default_device`).
 >>> net = CVPN.for_game(g, hidden=32, layers=2)
 >>> x = features(g, np.array([0]), *[r[None] for r in g.initial_ranges()])
 >>> x.shape, net.input_size == x.shape[1]
-((1, 26), True)
+((1, 25), True)
 """
 
 from __future__ import annotations
