@@ -109,8 +109,7 @@ def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
     ax.set_ylabel("exploitability (mbb/g)")
     ax.set_title(f"{game}: {what}", fontsize=9)
     ax.legend(fontsize=8)
-    fig.tight_layout()
-    fig.savefig(out / "eval.png", dpi=100)
+    fig.savefig(out / "eval.png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     return text
 
