@@ -37,13 +37,12 @@ from __future__ import annotations
 
 import dataclasses
 import math
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
-from pokerbot.gamedef import read_text_file
+from pokerbot.files import read_toml_config
 
 
 class ConfigError(PokerbotError, ValueError):
@@ -139,17 +138,7 @@ class BlueprintConfig:
 
 def load_config(path: str | Path) -> BlueprintConfig:
     """Read a TOML config; a bare name ("leduc", "hunl-tiny") means ``configs/<name>.toml`` of this repo."""
-    p = Path(path)
-    if not p.is_file():
-        shipped = Path(__file__).resolve().parent.parent / "configs" / f"{path}.toml"
-        if shipped.is_file():
-            p = shipped
-        else:
-            raise ConfigError(f"no config {str(path)!r}: not a file nor a name in configs/")
-    try:
-        data = tomllib.loads(read_text_file(p, "TOML config", ConfigError))
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{p}: {exc}") from None
+    p, data = read_toml_config(path, ConfigError)
     return config_from_dict(data, source=str(p))
 
 

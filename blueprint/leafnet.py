@@ -65,6 +65,7 @@ import numpy as np
 from numba import njit
 
 from pokerbot.errors import CheckpointError, PokerbotError
+from pokerbot.files import file_sha256
 
 FEATURE_NAME = "leafnet-pair"
 FEATURE_VERSION = 2
@@ -379,7 +380,7 @@ class LeafNet:
         tmp = directory / "model.pt.tmp"
         torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, tmp)
         os.replace(tmp, path)
-        meta = dict(self.meta, sha256=_digest(path))
+        meta = dict(self.meta, sha256=file_sha256(path))
         (directory / "model.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
         return path
 
@@ -396,7 +397,7 @@ class LeafNet:
         for key in ("spec", "choices", "hidden", "classes", "blueprint", "continuations"):
             if key not in meta:
                 raise LeafNetError(f"{directory}/model.json: not a leaf-value model (no {key!r})")
-        if not path.is_file() or meta.get("sha256") != _digest(path):
+        if not path.is_file() or meta.get("sha256") != file_sha256(path):
             raise LeafNetError(f"{path}: missing or checksum mismatch, the model is corrupt")
         spec = FeatureSpec.from_dict(meta["spec"])
         k0, k1 = meta["choices"]
@@ -425,14 +426,6 @@ class LeafNet:
                 raise LeafNetError(f"the leaf-value model was built for another {what}: {why}")
         if choices is not None and (choices[0] > self.choices[0] or choices[1] > self.choices[1]):
             raise LeafNetError(f"the leaf-value model predicts {self.choices} options, {choices} were asked for")
-
-
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 # --- training ---------------------------------------------------------------------------------

@@ -48,7 +48,6 @@ import math
 import os
 import sys
 import time
-import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -57,6 +56,7 @@ import numpy as np
 
 from evaluation.lbr import LbrSettings
 from pokerbot.errors import PokerbotError
+from pokerbot.files import read_toml_config
 
 
 class ExperimentError(PokerbotError, ValueError):
@@ -177,14 +177,8 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
 
 def load_experiment(path: str | os.PathLike[str]) -> Experiment:
     """Read and check the experiment file at ``path``."""
-    p = Path(path)
-    try:
-        data = tomllib.loads(p.read_text())
-    except OSError as exc:
-        raise ExperimentError(f"cannot read {path}: {exc.strerror}") from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ExperimentError(f"{path}: not valid TOML: {exc}") from None
-    return parse_experiment(data, str(path))
+    p, data = read_toml_config(path, ExperimentError)
+    return parse_experiment(data, str(p))
 
 
 # --- the work pieces (top-level functions, so ray can ship them) -------------------------

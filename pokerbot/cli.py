@@ -120,7 +120,13 @@ def _actions(parser: argparse.ArgumentParser) -> Iterator[argparse.Action]:
 def _refuse_swallowed_values(args: argparse.Namespace) -> None:
     """Python 3.11's argparse reads ``--opt=--`` as an empty list: a usage error, not a value."""
     for action in _actions(args._parser):
-        if action.nargs is None and action.option_strings and isinstance(getattr(args, action.dest, None), list):
+        if action.nargs is not None or not action.option_strings:
+            continue
+        value = getattr(args, action.dest, None)
+        # a single-value option holding a list, or an `append` option (a list by design) holding one
+        if ((type(action) is argparse._StoreAction and isinstance(value, list))
+                or (type(action) is argparse._AppendAction and isinstance(value, list)
+                    and any(isinstance(v, list) for v in value))):
             args._parser.error(f"argument {'/'.join(action.option_strings)}: expected one argument")
 
 

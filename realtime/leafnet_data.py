@@ -32,7 +32,6 @@ Workers are ray tasks: local (``workers`` processes) by default, a cluster with
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Callable
@@ -44,6 +43,7 @@ import numpy as np
 
 from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
 from pokerbot.errors import PokerbotError
+from pokerbot.files import file_sha256
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
 from realtime.network_leaves import class_reach, leaf_rows, same_hand_index
@@ -273,14 +273,6 @@ def build_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: in
 # --- the driver: shards, manifest, resume, ray -------------------------------------------------------------
 
 
-def _digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
-
-
 def describe(cfg: DataConfig, spec: FeatureSpec, directory: Path) -> dict[str, Any]:
     """What the data is built for: game, classes, K0 x K1 and the blueprint's / continuation set's identities."""
     if cfg.source == "small":
@@ -326,7 +318,7 @@ def generate(
             if old.get(key) != manifest[key]:
                 raise LeafNetError(f"{directory}: holds leaf data built with another {key}; use another name or --dir")
         manifest["shards"] = {k: v for k, v in old.get("shards", {}).items()
-                              if (directory / v["file"]).is_file() and _digest(directory / v["file"]) == v["sha256"]}
+                              if (directory / v["file"]).is_file() and file_sha256(directory / v["file"]) == v["sha256"]}
     todo = [i for i in range(cfg.shards) if str(i) not in manifest["shards"]]
     ctx_arrays: tuple = ()
     if cfg.source == "small":
@@ -338,7 +330,7 @@ def generate(
         tmp = directory / (name + ".tmp.npz")
         np.savez(tmp, **arrays)
         os.replace(tmp, directory / name)
-        manifest["shards"][str(i)] = {"file": name, "rows": int(len(arrays["x"])), "sha256": _digest(directory / name)}
+        manifest["shards"][str(i)] = {"file": name, "rows": int(len(arrays["x"])), "sha256": file_sha256(directory / name)}
         tmpm = directory / "manifest.json.tmp"
         tmpm.write_text(json.dumps(manifest, indent=2, sort_keys=True))
         os.replace(tmpm, mpath)
@@ -386,7 +378,7 @@ def load_data(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[s
     for i in range(n):
         info = manifest["shards"][str(i)]
         path = directory / info["file"]
-        if not path.is_file() or _digest(path) != info["sha256"]:
+        if not path.is_file() or file_sha256(path) != info["sha256"]:
             raise LeafNetError(f"{path}: missing or checksum mismatch")
         with np.load(path) as z:
             parts.append({k: z[k] for k in z.files})

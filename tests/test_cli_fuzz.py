@@ -42,7 +42,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
-from pokerbot.cli import build_parser, command_modules, main
+from pokerbot.cli import _refuse_swallowed_values, build_parser, command_modules, main
 
 #: Seconds one fuzzed command may run (the slowest valid baseline takes about one, on a loaded machine a few).
 TIME_LIMIT = 20.0
@@ -502,3 +502,17 @@ def test_the_checks_catch_a_traceback_and_a_partial_file(tmp_path: Path) -> None
         with pytest.raises(FuzzTimeout):
             run_command(["solve"], limit=0.2)
     assert looping[0] > 0 and cli.main is not spin
+
+
+@pytest.mark.parametrize("argv", [["solve", "kuhn", "--out=--"], ["sog", "eval", "--search=--"]])
+def test_an_option_given_the_separator_as_its_value_is_a_usage_error(argv: list[str],
+                                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        main(argv)
+    assert exc.value.code == 2 and "expected one argument" in capsys.readouterr().err
+
+
+def test_an_append_option_may_be_given_twice() -> None:
+    args, _ = build_parser().parse_known_args(["sog", "eval", "--search", "5,1", "--search", "20,1"])
+    _refuse_swallowed_values(args)  # must not raise
+    assert len(args.search) == 2

@@ -34,20 +34,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def load_config(spec: str) -> tuple[dict, str]:
     """The TOML config ``spec`` (a path or a name in configs/), checked for unknown keys."""
-    import tomllib
-    from pathlib import Path
-
     from pokerbot.errors import PokerbotError
+    from pokerbot.files import read_toml_config
 
-    path = Path(spec)
-    if not path.is_file():
-        path = Path(__file__).resolve().parents[2] / "configs" / f"{spec}.toml"
-    if not path.is_file():
-        raise PokerbotError(f"no config file {spec!r} (nor configs/{spec}.toml)")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise PokerbotError(f"{path}: not valid TOML ({exc})") from None
+    path, data = read_toml_config(spec)
     for section, keys in (("leafnet", _LEAFNET_KEYS), ("data", _DATA_KEYS), ("features", _FEATURE_KEYS),
                           ("train", _TRAIN_KEYS)):
         unknown = set(data.get(section, {})) - keys

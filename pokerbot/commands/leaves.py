@@ -16,20 +16,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def _load_config(spec: str) -> tuple[dict, str]:
-    import tomllib
-    from pathlib import Path
+    from pokerbot.files import read_toml_config
 
-    from pokerbot.errors import PokerbotError
-
-    path = Path(spec)
-    if not path.is_file():
-        path = Path(__file__).resolve().parents[2] / "configs" / f"{spec}.toml"
-    if not path.is_file():
-        raise PokerbotError(f"no config file {spec!r} (nor configs/{spec}.toml)")
-    try:
-        data = tomllib.loads(path.read_text())
-    except tomllib.TOMLDecodeError as exc:
-        raise PokerbotError(f"{path}: not valid TOML ({exc})") from None
+    path, data = read_toml_config(spec)
     return data, str(path)
 
 

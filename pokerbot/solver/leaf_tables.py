@@ -36,6 +36,7 @@ from pathlib import Path
 import numpy as np
 
 from pokerbot.errors import CheckpointError
+from pokerbot.files import file_sha256
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _NO_LEAVES, _perspective, _work
 from pokerbot.solver.leaves import LeafEvaluator, check_choices, leaf_layout
@@ -67,7 +68,7 @@ class PairTableEvaluator(LeafEvaluator):
         np.save(tmp, np.ascontiguousarray(self.tables, dtype=np.float64))
         os.replace(tmp, path)
         header = dict(meta or {}, shape=list(self.tables.shape), tree=tree_fingerprint(tree),
-                      sha256=_file_digest(path))
+                      sha256=file_sha256(path))
         path.with_name(path.name + ".json").write_text(json.dumps(header, indent=2, sort_keys=True))
 
     @classmethod
@@ -89,19 +90,11 @@ class PairTableEvaluator(LeafEvaluator):
             raise CheckpointError(f"{path}: leaf table has shape {tables.shape}, its header says {header.get('shape')}")
         if header.get("tree") != tree_fingerprint(tree):
             raise CheckpointError(f"{path}: leaf table was built for another depth-limited tree")
-        if verify and header.get("sha256") != _file_digest(path):
+        if verify and header.get("sha256") != file_sha256(path):
             raise CheckpointError(f"{path}: checksum mismatch, the leaf table is corrupt")
         if tables.ndim != 5 or tables.shape[0] != len(tree.continuation_leaves) or tables.shape[3:] != tree.num_hands:
             raise CheckpointError(f"{path}: leaf table shape {tables.shape} does not fit the tree")
         return cls(tables)
-
-
-def _file_digest(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 def tree_fingerprint(tree: PublicTree) -> str:

@@ -18,7 +18,6 @@ import dataclasses
 import os
 import pickle
 import time
-import tomllib
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,6 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from pokerbot.errors import CheckpointError
+from pokerbot.files import read_toml_config
 from realtime.sog.network import CVPN, NetworkValue, default_device
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError
@@ -100,24 +100,9 @@ class TrainConfig:
         return SearchSettings(self.eval_simulations, self.eval_c)
 
 
-def config_path(name_or_path: str) -> Path:
-    """A TOML path, or ``configs/<name>.toml`` of the repository."""
-    p = Path(name_or_path)
-    if p.is_file():
-        return p
-    shipped = Path(__file__).resolve().parents[2] / "configs" / f"{name_or_path.removesuffix('.toml')}.toml"
-    if shipped.is_file():
-        return shipped
-    raise SoGError(f"no config {name_or_path!r}: not a file nor configs/{name_or_path}.toml")
-
-
 def load_config(name_or_path: str) -> TrainConfig:
     """Read a ``[sog]`` table (flat keys as in :class:`TrainConfig`). Raises :class:`SoGError`."""
-    path = config_path(name_or_path)
-    try:
-        data = tomllib.loads(path.read_text())
-    except (OSError, tomllib.TOMLDecodeError) as exc:
-        raise SoGError(f"cannot read config {str(path)!r}: {exc}") from None
+    path, data = read_toml_config(name_or_path, SoGError)
     table = dict(data.get("sog", {}))
     table.setdefault("name", data.get("name", path.stem))
     known = {f.name: f.type for f in dataclasses.fields(TrainConfig)}
