@@ -265,7 +265,6 @@ def _blueprint_path(name: str, blueprint_dir: Callable[[str], Path]) -> Path:
 
 def build_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: int) -> dict[str, np.ndarray]:
     """The rows of shard ``shard`` (pure function of its arguments: reproducible anywhere)."""
-    os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     fn = _small_shard if cfg.source == "small" else _holdem_shard
     return fn(cfg, spec, ctx_arrays, shard)
 
