@@ -10,8 +10,9 @@ There is no chance node, as the EFCE papers require.
 
 >>> g = battleship(3, 1, timesteps=2)
 >>> g.num_nodes, g.num_infosets
-(187, 58)
->>> first_shot_subgame_key(g, 4)     # placements p0/p0, both first shots missed? no: p0 was hit
+(238, 47)
+>>> len(placements(3, 2, ship=2))    # 4 horizontal + 3 vertical
+7
 """
 
 from __future__ import annotations
