@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.sparse as sp
+from numba import njit
 
 from pokerbot.efg.lp import linear_program
-from pokerbot.efg.sequence_form import _treeplex_best_response
 from realtime.efce.plan import CorrelationSpace
 
 
@@ -45,19 +45,41 @@ def follow_values(space: CorrelationSpace, player: int, xi: np.ndarray) -> np.nd
     return mu
 
 
-def deviation_values(space: CorrelationSpace, player: int, xi: np.ndarray, trigger: int) -> np.ndarray:
+def deviation_values(space: CorrelationSpace, player: int, xi: np.ndarray, trigger: int,
+                     buffer: np.ndarray | None = None) -> np.ndarray:
     """``β(s; t)`` for every sequence ``s`` of ``player`` in the subtree of the trigger's
-    infoset (exact best continuation; meaningless elsewhere)."""
+    infoset (exact best continuation; 0 elsewhere). ``buffer``: a zero scratch array of
+    ``|Σ_i|`` entries to reuse (left zero); the result is a fresh array."""
     tp = space.treeplex[player]
     d = int(tp.seq_infoset[trigger])
     first = int(tp.first_seq[d])
     own = np.arange(first, first + int(tp.num_actions[d]))
-    seqs = np.concatenate([own, space.seqs_of(player, _below_infoset(space, player, d))])
+    below = _below_infoset(space, player, d)
+    seqs = np.concatenate([own, space.seqs_of(player, below)])
     k, cols, u = space.leaf_terms(player, seqs, np.full(len(seqs), trigger))
-    c = np.zeros(tp.num_seqs)
-    np.add.at(c, seqs[k], u * xi[cols])
-    q, _, _ = _treeplex_best_response(tp.parent_seq, tp.first_seq, tp.num_actions, c, 1.0)
-    return q
+    q = np.zeros(tp.num_seqs) if buffer is None else buffer
+    _subtree_best_response(tp.parent_seq, tp.first_seq, tp.num_actions, seqs[k], u * xi[cols], below, q)
+    out = np.zeros(tp.num_seqs)
+    out[seqs] = q[seqs]
+    q[seqs] = 0.0
+    return out
+
+
+@njit(cache=True)
+def _subtree_best_response(parent_seq: np.ndarray, first_seq: np.ndarray, num_actions: np.ndarray,
+                           at: np.ndarray, terms: np.ndarray, infosets: np.ndarray, q: np.ndarray) -> None:
+    """Add ``terms`` at sequences ``at`` into ``q``, then pass each of ``infosets`` (in
+    topological order) best value up to its parent sequence, bottom-up."""
+    for k in range(at.shape[0]):
+        q[at[k]] += terms[k]
+    for m in range(infosets.shape[0] - 1, -1, -1):
+        d = infosets[m]
+        f = first_seq[d]
+        best = q[f]
+        for s in range(f + 1, f + num_actions[d]):
+            if q[s] > best:
+                best = q[s]
+        q[parent_seq[d]] += best
 
 
 def _below_infoset(space: CorrelationSpace, player: int, d: int) -> np.ndarray:
@@ -88,12 +110,13 @@ def trigger_values(space: CorrelationSpace, player: int, xi: np.ndarray, trigger
     kept: dict[int, np.ndarray] = {}
     todo = np.arange(1, tp.num_seqs) if triggers is None else np.asarray(triggers, dtype=np.int64)
     keep_set = set() if keep is None else {int(t) for t in keep}
+    buffer = np.zeros(tp.num_seqs)
     for t in todo.tolist():
         d = int(tp.seq_infoset[t])
         n = int(tp.num_actions[d])
         if n < 2:
             continue
-        q = deviation_values(space, player, xi, t)
+        q = deviation_values(space, player, xi, t, buffer)
         first = int(tp.first_seq[d])
         others = [s for s in range(first, first + n) if s != t]
         beta_star[t] = q[others].max()

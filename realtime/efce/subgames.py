@@ -242,11 +242,12 @@ class Refinement:
 
 
 def refine(dec: Decomposition, bp: Blueprint, j: int, *, objective: str = "welfare",
-           incentives: bool = True, cross_terms: bool = True) -> Refinement:
+           incentives: bool = True, cross_terms: bool = True, method: str = "highs") -> Refinement:
     """The LP refinement of subgame ``j`` (module docstring). ``objective``: ``"welfare"``
     (fully safe: maximise the welfare of ``S_j``) or ``"feasible"``; ``incentives=False``
     drops (A)-(C) (unsafe: the negative control); ``cross_terms=False`` is the paper's
-    literal (B)/(C) without the pre-/in-subgame leaf terms."""
+    literal (B)/(C) without the pre-/in-subgame leaf terms. ``method``: the HiGHS
+    method (:func:`pokerbot.efg.lp.linear_program`)."""
     if objective not in ("welfare", "feasible"):
         raise EfgError(f"objective must be 'welfare' or 'feasible', got {objective!r}")
     if not 0 <= j < dec.num_subgames:
@@ -282,7 +283,7 @@ def refine(dec: Decomposition, bp: Blueprint, j: int, *, objective: str = "welfa
         c[:n_free] = space.welfare[free]
     lower = np.concatenate([np.zeros(n_free), np.full(prog.num_aux, -np.inf)])
     res = linear_program(c, a_ub=a_ub if a_ub.shape[0] else None, b_ub=b_ub if a_ub.shape[0] else None,
-                         a_eq=a_eq, b_eq=b_eq, lower=lower, maximize=True, what=f"refinement of subgame {j}")
+                         a_eq=a_eq, b_eq=b_eq, lower=lower, maximize=True, what=f"refinement of subgame {j}", method=method)
     plan = x0.copy()
     plan[free] = np.maximum(res.x[:n_free], 0.0)
     return Refinement(plan, j, subgame_welfare(dec, x0, j), subgame_welfare(dec, plan, j), len(cols),
