@@ -11,6 +11,7 @@ import pytest
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from pokerbot.efg.game import EfgError
+from realtime.efce.incentives import max_exploitability
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
 from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety
 from tests.test_realtime_efce_plan import signalling_game
@@ -96,18 +97,37 @@ def test_table1_n4_gain_safety_and_the_gap() -> None:
     assert not safety(dec.space, bp, literal.plan).is_safe()
 
 
-def test_all_subgames_refined_give_an_efce() -> None:
-    """Refinements of different subgames combine; with Uniform (δ* = 0) the complete
-    refinement is an exact EFCE with higher welfare."""
-    dec = decompose(3, 2, 2.0)
-    bp = Blueprint.of(dec, jittered_plan(dec.space, 0.5, 0))
+def refine_all(dec: Decomposition, bp: Blueprint) -> np.ndarray:
     plan = bp.plan.copy()
     for j in range(dec.num_subgames):
         r = refine(dec, bp, j)
         mask = dec.pair_sub == j
         plan[mask] = r.plan[mask]
     dec.space.check_plan(plan)
-    assert safety(dec.space, bp, plan).is_fully_safe()
+    return plan
+
+
+def test_refinements_of_all_subgames_combine_safely() -> None:
+    """Refinements of different subgames combine into a safe complete refinement (the
+    (B)/(C) slack is split so that each subgame may use its share independently)."""
+    dec = decompose(3, 2, 2.0)
+    bp = Blueprint.of(dec, jittered_plan(dec.space, 0.5, 0))
+    assert safety(dec.space, bp, refine_all(dec, bp)).is_fully_safe()
+
+
+@pytest.mark.slow
+def test_all_subgames_n4() -> None:
+    """n = 4: Uniform (δ* = 0) refined everywhere is an exact EFCE with 16 times the
+    one-subgame gain; Jittered (triggers with δ* < 0 and > 0) stays safe."""
+    dec = decompose(4, 3, 2.0)
+    bp = Blueprint.of(dec, uniform_plan(dec.space))
+    plan = refine_all(dec, bp)
+    assert max_exploitability(dec.space, plan) <= 1e-9
+    one = refine(dec, bp, 0)
+    assert abs(safety(dec.space, bp, plan).welfare_gain - 16 * (one.refined_welfare - one.blueprint_welfare)) < 1e-7
+    bp = Blueprint.of(dec, jittered_plan(dec.space, 0.25, 0))
+    assert min(float(v.delta[np.isfinite(v.delta)].min()) for v in bp.values) < 0
+    assert safety(dec.space, bp, refine_all(dec, bp)).is_fully_safe()
 
 
 @pytest.mark.parametrize("seed", [0, 1])
