@@ -15,7 +15,7 @@ In an LP, ``ν`` becomes a variable with ``ν(I'; t) >= β((I', a); t)`` for eve
 >>> space = CorrelationSpace.of(battleship(3, 1, timesteps=2))
 >>> xi = uniform_plan(space)
 >>> round(welfare(space, xi), 6), bool(max_exploitability(space, xi) < 1e-12)   # NE: an EFCE
-(-0.259259, True)
+(-0.888889, True)
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 from numba import njit
 
+from pokerbot.efg.game import Treeplex
 from pokerbot.efg.lp import linear_program
 from realtime.efce.plan import CorrelationSpace
 
@@ -202,7 +203,7 @@ def add_deviation_rows(prog: Program, space: CorrelationSpace, player: int, trig
     return nu
 
 
-def _children_nu(tp, seqs: np.ndarray, nu: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001
+def _children_nu(tp: Treeplex, seqs: np.ndarray, nu: dict[int, int]) -> tuple[np.ndarray, np.ndarray]:
     rows, cols = [], []
     for k, s in enumerate(seqs.tolist()):
         for d in tp.children[s]:

@@ -15,7 +15,7 @@ Pairs are stored sorted by ``s0 * |Σ_1| + s1``; :meth:`CorrelationSpace.index` 
 >>> from pokerbot.efg.battleship import battleship
 >>> space = CorrelationSpace.of(battleship(3, 1, timesteps=2))
 >>> space.num_pairs, space.num_seqs
-(1108, (49, 58))
+(1150, (49, 58))
 >>> xi = product_plan(space, uniform_strategy(space.treeplex[0]), uniform_strategy(space.treeplex[1]))
 >>> bool(abs(space.polytope()[0] @ xi - space.polytope()[1]).max() < 1e-12)
 True
