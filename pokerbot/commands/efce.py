@@ -36,8 +36,8 @@ def _parse(spec: str) -> tuple[int, int]:
         n, t = (int(v) for v in spec.split(","))
     except ValueError:
         raise PokerbotError(f"--instances: {spec!r} is not N,T (two integers)") from None
-    if n < 2 or not 1 <= t <= n:
-        raise PokerbotError(f"--instances: need N >= 2 cells and 1 <= T <= N timesteps, got {spec!r}")
+    if n < 2 or not 2 <= t <= n:
+        raise PokerbotError(f"--instances: need N >= 2 cells and 2 <= T <= N timesteps (T = 1 has no subgame), got {spec!r}")
     return n, t
 
 
