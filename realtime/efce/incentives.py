@@ -213,18 +213,16 @@ def _children_nu(tp: Treeplex, seqs: np.ndarray, nu: dict[int, int]) -> tuple[np
     return np.asarray(rows, np.int64), np.asarray(cols, np.int64)
 
 
-def add_trigger_rows(prog: Program, space: CorrelationSpace, player: int, trigger: int, slack: float,
-                     infosets: np.ndarray | None = None) -> None:
+def add_trigger_rows(prog: Program, space: CorrelationSpace, player: int, trigger: int, slack: float) -> None:
     """The incentive constraints of trigger ``t``: ``β((I, a'); t) − μ(t) <= slack`` for
-    every ``a' ≠ a!`` (with the deviation rows below ``I``; ``infosets`` restricts them
-    to a subgame, which must then contain the whole subtree)."""
+    every ``a' ≠ a!``, with the deviation rows of every infoset below ``I``."""
     tp = space.treeplex[player]
     d = int(tp.seq_infoset[trigger])
     first, n = int(tp.first_seq[d]), int(tp.num_actions[d])
     alts = np.asarray([s for s in range(first, first + n) if s != trigger], np.int64)
     if len(alts) == 0:
         return
-    dev = np.concatenate([space.below[player][s] for s in alts]) if len(alts) else np.zeros(0, np.int64)
+    dev = np.concatenate([space.below[player][s] for s in alts])
     nu = add_deviation_rows(prog, space, player, trigger, dev)
     local = np.arange(len(alts))
     rows, cols, vals = [], [], []
