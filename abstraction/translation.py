@@ -11,10 +11,15 @@ invariance) and is continuous in ``x``, ``A`` and ``B`` (robustness) -- the
 axioms of the paper, tested in ``tests/test_abstraction_actions.py``.
 
 Sizes here use the bet-menu convention of :mod:`abstraction.actions`: a raise
-to ``s`` is the fraction ``(s - max_spent) / (pot after calling)``. A raise
-below the menu's smallest raise maps to that smallest raise, one above the
-largest (all-in) to the largest. Fold and call map to themselves; in a limit
-game every action is already in the menu.
+to ``s`` is the fraction ``(s - max_spent) / (pot after calling)``. Check/call
+is the bet of fraction 0, so it brackets the menu from below: a raise smaller
+than the menu's smallest raise ``B`` maps to call with probability
+``f(0, B, x) = (B - x) / (B * (1 + x))`` and to ``B`` otherwise (a min-raise
+is mostly read as a call, not blown up to the smallest size). A raise above
+the largest (all-in) maps to the largest. Fold and call map to themselves; in
+a limit game every action is already in the menu. :func:`bracket` is the rule
+on bare pot fractions, for callers that hold their own list of sizes (the
+blueprint's tree mapping).
 
 >>> pseudo_harmonic(0.5, 1.0, 0.5), pseudo_harmonic(0.5, 1.0, 1.0)
 (1.0, 0.0)
@@ -25,13 +30,14 @@ game every action is already in the menu.
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 from typing import Protocol
 
 from abstraction.actions import BetMenu, fraction_of_raise
 from pokerbot.errors import IllegalActionError
-from pokerbot.state import RAISE, Action, ActionType, State, raise_to
+from pokerbot.state import CALL, RAISE, Action, ActionType, State, raise_to
 
-__all__ = ["pseudo_harmonic", "translate", "translation_probabilities"]
+__all__ = ["bracket", "pseudo_harmonic", "translate", "translation_probabilities"]
 
 
 class _Rng(Protocol):
@@ -55,8 +61,41 @@ def pseudo_harmonic(a: float, b: float, x: float) -> float:
     return min(1.0, max(0.0, p))
 
 
+def bracket(x: float, points: Sequence[float]) -> list[tuple[int, float]]:
+    """The points bracketing the bet fraction ``x``, as (index, probability) pairs (one or two).
+
+    ``points`` are the abstract sizes as pot fractions, sorted ascending; put
+    0.0 first for check/call to bracket small bets by it. ``x`` at or below
+    the first point maps to the first, at or above the last to the last, onto
+    a point to that point, and between two points by :func:`pseudo_harmonic`.
+
+    >>> bracket(0.5, [0.0, 1.0, 99.5])  # a min-raise preflop: call 1/3 of the time, pot raise 2/3
+    [(0, 0.3333333333333333), (1, 0.6666666666666667)]
+    >>> bracket(150.0, [0.0, 1.0, 99.5])
+    [(2, 1.0)]
+    """
+    if not points:
+        raise IllegalActionError("cannot bracket a bet by an empty list of sizes")
+    x = float(x)
+    last = len(points) - 1
+    if x <= points[0]:
+        return [(0, 1.0)]
+    if x >= points[last]:
+        return [(last, 1.0)]
+    for hi in range(1, last + 1):
+        if x <= points[hi]:
+            if x == points[hi]:
+                return [(hi, 1.0)]
+            p = pseudo_harmonic(points[hi - 1], points[hi], x)
+            return [(hi - 1, p), (hi, 1.0 - p)]
+    raise AssertionError("unreachable: x < points[last]")
+
+
 def translation_probabilities(state: State, action: Action, menu: BetMenu) -> list[tuple[Action, float]]:
-    """The menu actions ``action`` maps to and their probabilities (one or two entries)."""
+    """The menu actions ``action`` maps to and their probabilities (one or two entries).
+
+    A raise below the smallest menu raise is bracketed by call (fraction 0).
+    """
     if not state.is_legal(action):
         raise IllegalActionError(f"cannot translate {action}: not legal at {state.betting_string()!r}")
     if action.kind != ActionType.RAISE:
@@ -66,22 +105,11 @@ def translation_probabilities(state: State, action: Action, menu: BetMenu) -> li
     sizes = menu.raise_sizes(state)
     if not sizes:
         raise IllegalActionError(f"menu {menu.name!r} offers no raise at {state.betting_string()!r}")
-    x = action.size
-    if x <= sizes[0]:
-        return [(raise_to(sizes[0]), 1.0)]
-    if x >= sizes[-1]:
-        return [(raise_to(sizes[-1]), 1.0)]
-    for lo, hi in zip(sizes, sizes[1:]):
-        if lo <= x <= hi:
-            if x == lo:
-                return [(raise_to(lo), 1.0)]
-            if x == hi:
-                return [(raise_to(hi), 1.0)]
-            p = pseudo_harmonic(
-                fraction_of_raise(state, lo), fraction_of_raise(state, hi), fraction_of_raise(state, x)
-            )
-            return [(raise_to(lo), p), (raise_to(hi), 1.0 - p)]
-    raise AssertionError("unreachable: sizes are sorted")
+    if action.size in sizes:
+        return [(action, 1.0)]
+    options = [CALL] + [raise_to(s) for s in sizes]
+    points = [0.0] + [fraction_of_raise(state, s) for s in sizes]
+    return [(options[i], p) for i, p in bracket(fraction_of_raise(state, action.size), points)]
 
 
 def translate(state: State, action: Action, menu: BetMenu, rng: _Rng | None = None) -> Action:

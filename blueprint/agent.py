@@ -1,15 +1,20 @@
 """An agent that plays a blueprint in the real game.
 
-It keeps, through each hand, the real state, the matching abstract state and
-the abstract node. Each real action is mapped onto the abstract tree: its own
-actions to the abstract action it chose, the opponent's by pseudo-harmonic
-translation (:func:`abstraction.translation.translate`) of off-menu raise sizes
-(then the abstract raise of nearest pot fraction; all-in to all-in). At its
-turn it looks up the bucket of its cards, samples from the blueprint's average
-strategy, and turns the abstract action into a real one (a raise keeps its pot
-fraction; all-in stays all-in; an illegal fold becomes a check). When the
-real hand leaves the tree (say, the abstract hand ended in an all-in the real
-one did not reach), it checks or calls.
+It follows each hand on the blueprint's abstract tree with a
+:class:`~blueprint.mapping.TreeMapper` (see :mod:`blueprint.mapping` for the
+rule: its own actions back to the abstract action that made them, the
+opponent's by pseudo-harmonic translation bracketed by check/call, and the
+nearest abstract state when no abstract action fits). The position is always
+a decision node of the player to act in the real round, so the agent always
+plays the blueprint: it looks up the bucket of its cards, takes the average
+strategy at the position, turns each abstract action into a legal real one (a
+raise keeps its pot fraction, all-in stays all-in, an illegal fold becomes a
+check) and samples.
+
+``stats`` counts its decisions, and among them those ``off_tree`` (the real
+betting is not a line of the abstract tree), ``translated`` (reached through
+at least one translated real action this hand) and ``nearest`` (reached
+through at least one jump to the nearest abstract state this hand).
 
 Over ACPC or in the match runner, by spec::
 
@@ -23,14 +28,14 @@ from pathlib import Path
 
 import numpy as np
 
-from blueprint.abstract_game import DECISION
-from blueprint.model import Blueprint, make_cards, make_menu
+from blueprint.mapping import TreeMapper
+from blueprint.model import Blueprint, make_cards
 from blueprint.storage import blueprint_dir
 from pokerbot.agent import Agent
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
-from pokerbot.state import CALL, FOLD, Action, ActionType, State, raise_to
+from pokerbot.state import Action
 
 
 class BlueprintAgent(Agent):
@@ -41,124 +46,47 @@ class BlueprintAgent(Agent):
         self.game = blueprint.game
         self.tree = blueprint.tree
         self.cards = make_cards(blueprint.cards_name, self.game)
-        self.menu = make_menu(blueprint.actions_name, self.game)
         self.rng = np.random.default_rng(seed)
+        self.mapper = TreeMapper(self.tree, rng=self.rng)
         self.name = name
-        self.stats = {"decisions": 0, "translated": 0, "off_tree": 0}
-        self._reset()
-
-    def _reset(self) -> None:
-        self._done = 0  # real actions mapped so far this hand
-        self._real = State.initial(self.game)
-        self._abs: State | None = State.initial(self.game)
-        self._node = 0
-        self._mine: dict[int, int] = {}  # action index -> abstract child slot chosen by us
+        self.stats = {"decisions": 0, "off_tree": 0, "translated": 0, "nearest": 0}
 
     def begin_match(self, game: GameDef) -> None:
         if game != self.game:
             raise PokerbotError(f"this blueprint is for {self.game.name}, not {game.name}")
 
     def begin_hand(self, view: MatchState) -> None:
-        self._reset()
+        self.mapper.reset()
 
-    # -- mapping the real hand onto the tree --------------------------------------------
+    def _decision(self, view: MatchState) -> tuple[list[Action], np.ndarray]:
+        """The distinct legal real actions at ``view`` and the probabilities the blueprint gives them.
 
-    def _abstract_raises(self) -> list[tuple[int, Action]]:
-        acts = self.tree.actions(self._node)
-        return [(i, a) for i, a in enumerate(acts) if a.kind == ActionType.RAISE]
-
-    def _map_opponent(self, real: State, action: Action) -> int | None:
-        """The child slot of the abstract node that the opponent's real ``action`` maps to."""
-        acts = self.tree.actions(self._node)
-        if action.kind != ActionType.RAISE or not self.game.nolimit:
-            for i, a in enumerate(acts):
-                if a.kind == action.kind:
-                    return i
-            return None
-        raises = self._abstract_raises()
-        if not raises:
-            return None
-        from abstraction.actions import BetMenu, fraction_of_raise
-        from abstraction.translation import translate
-
-        aligned = self._abs is not None and real.spent == self._abs.spent
-        if aligned and any(a.size == action.size for _, a in raises):
-            return next(i for i, a in raises if a.size == action.size)
-        self.stats["translated"] += 1
-        hi = real.raise_bounds()[1]  # type: ignore[index]
-        if action.size >= hi:
-            return raises[-1][0]  # all-in
-        target = action
-        if isinstance(self.menu, BetMenu):
-            target = translate(real, action, self.menu, self.rng)
-            if target.size >= hi:
-                return raises[-1][0]
-        if aligned and any(a.size == target.size for _, a in raises):
-            return next(i for i, a in raises if a.size == target.size)
-        x = fraction_of_raise(real, target.size)
-        assert self._abs is not None
-        abs_hi = self._abs.raise_bounds()[1]  # type: ignore[index]
-        candidates = [(i, a) for i, a in raises if a.size < abs_hi] or raises
-        return min(candidates, key=lambda ia: abs(fraction_of_raise(self._abs, ia[1].size) - x))[0]
-
-    def _follow(self, view: MatchState) -> None:
-        actions = view.state.actions()
-        while self._done < len(actions):
-            i = self._done
-            real_action = actions[i]
-            actor = self._real.current_player
-            slot: int | None = None
-            if self._abs is not None and self.tree.kind[self._node] == DECISION:
-                if actor == view.viewer and i in self._mine:
-                    slot = self._mine[i]
-                else:
-                    slot = self._map_opponent(self._real, real_action)
-            if slot is None or self._abs is None:
-                self._abs = None  # off the tree for the rest of the hand
-            else:
-                self._abs = self._abs.apply(self.tree.actions(self._node)[slot])
-                self._node = int(self.tree.children(self._node)[slot])
-            self._real = self._real.apply(real_action)
-            self._done += 1
-
-    # -- acting ---------------------------------------------------------------------------
-
-    def _to_real(self, real: State, action: Action) -> Action:
-        if action.kind == ActionType.FOLD:
-            return FOLD if real.can_fold() else CALL
-        if action.kind == ActionType.CALL:
-            return CALL
-        bounds = real.raise_bounds()
-        if bounds is None:
-            return CALL
-        if not self.game.nolimit:
-            return action
-        assert self._abs is not None
-        abs_bounds = self._abs.raise_bounds()
-        if abs_bounds is not None and action.size >= abs_bounds[1]:
-            return raise_to(bounds[1])  # all-in stays all-in
-        from abstraction.actions import fraction_of_raise, raise_size_for_fraction
-
-        size = raise_size_for_fraction(real, fraction_of_raise(self._abs, action.size))
-        return raise_to(min(max(size, bounds[0]), bounds[1]))
-
-    def act(self, view: MatchState) -> Action:
-        self._follow(view)
+        Follows the hand up to ``view`` first (drawing any translations, once per action).
+        """
         real = view.state
-        self.stats["decisions"] += 1
-        node = self._node
-        if (self._abs is None or self.tree.kind[node] != DECISION or self.tree.player[node] != view.viewer
-                or self.tree.round[node] != real.round):
-            self.stats["off_tree"] += 1
-            return CALL
-        hole = real.hole_cards[view.viewer]
-        bucket = self.cards.bucket(real.round, hole, real.visible_board)
-        probs = np.asarray(self.blueprint.probabilities(node, bucket), dtype=np.float64)
+        position = self.mapper.follow(real, me=view.viewer)
+        bucket = self.cards.bucket(real.round, real.hole_cards[view.viewer], real.visible_board)
+        probs = np.asarray(self.blueprint.probabilities(position.node, bucket), dtype=np.float64)
         total = probs.sum()
         probs = probs / total if total > 0 else np.full(len(probs), 1.0 / len(probs))
-        slot = int(self.rng.choice(len(probs), p=probs))
-        self._mine[len(real.actions())] = slot
-        return self._to_real(real, self.tree.actions(node)[slot])
+        actions: list[Action] = []
+        merged: list[float] = []
+        for action, p in zip(self.mapper.real_actions(real), probs):
+            if action in actions:  # two abstract actions can land on one real action (sizes clamped)
+                merged[actions.index(action)] += p
+            else:
+                actions.append(action)
+                merged.append(p)
+        return actions, np.array(merged)
+
+    def act(self, view: MatchState) -> Action:
+        actions, probs = self._decision(view)
+        position = self.mapper.position
+        self.stats["decisions"] += 1
+        self.stats["off_tree"] += not position.exact
+        self.stats["translated"] += position.translated > 0
+        self.stats["nearest"] += position.nearest > 0
+        return actions[int(self.rng.choice(len(actions), p=probs))]
 
 
 def resolve_path(path: str | Path) -> Path:

@@ -164,9 +164,11 @@ def test_translate_maps_onto_menu_with_the_right_frequencies():
     a = [str(translate(s, raise_to(1000), menu, random.Random(9))) for _ in range(5)]
     b = [str(translate(s, raise_to(1000), menu, random.Random(9))) for _ in range(5)]
     assert a == b
-    # menu sizes and non-raises map to themselves; outside the menu range, to the extremes
+    # menu sizes and non-raises map to themselves; below the smallest raise, bracketed by call
+    # (r200 is half a pot: call with f(0, 1, 0.5) = 1/3); above the largest, to the largest
     assert translate(s, raise_to(300), menu, rng) == raise_to(300)
-    assert translate(s, raise_to(200), menu, rng) == raise_to(300)
+    opts = translation_probabilities(s, raise_to(200), menu)
+    assert [str(a) for a, _ in opts] == ["c", "r300"] and opts[0][1] == pytest.approx(1 / 3)
     assert translate(s, CALL, menu, rng) == CALL and translate(s, FOLD, menu, rng) == FOLD
     leduc = State.initial(load_game("leduc"))
     assert translate(leduc, RAISE, menu, rng) == RAISE

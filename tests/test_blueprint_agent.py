@@ -1,23 +1,30 @@
-"""The blueprint agent (Leduc, and HUNL tiny when its card tables are built), the demo, and ray workers."""
+"""The blueprint agent (Leduc, no-limit Leduc, HUNL tiny), its play on the abstract tree, the demo, ray workers."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from blueprint.abstract_game import DECISION
 from blueprint.agent import BlueprintAgent, make_agent as make_bp_agent
 from blueprint.config import BlueprintConfig
+from blueprint.mapping import TreeMapper
 from blueprint.model import Blueprint
 from blueprint.trainer import Trainer
-from evaluation.match import play_match
+from evaluation.match import MatchAborted, play_match
+from pokerbot.agent import Agent
 from pokerbot.bots import make_agent
 from pokerbot.cards import parse_cards
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.gamedef import load_game
 from pokerbot.matchstate import MatchState
-from pokerbot.state import CALL, RAISE, ActionType, State, raise_to
+from pokerbot.state import CALL, RAISE, Action, ActionType, State, raise_to
+from tests.conftest import deal, random_action
 
 
 @pytest.fixture(scope="module")
@@ -81,14 +88,32 @@ def test_agent_factory_refuses_bad_input(leduc_blueprint: Path, tmp_path: Path):
         make_bp_agent(load_game("leduc"), path=str(bad))
 
 
-def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path, tiny_card_abstraction: object):
-    game = load_game("hunl")
+@pytest.fixture(scope="module")
+def hunl_tiny_trainer(tmp_path_factory, tiny_card_abstraction: object) -> Trainer:
+    """A short HUNL run on the tiny abstractions (pot raises and all-in), kept out of the user's cache."""
+    d = tmp_path_factory.mktemp("bp-hunl-tiny")
     t = Trainer(BlueprintConfig(name="t", game="hunl", cards="tiny", actions="tiny", iterations=20_000,
-                                dtype="float32", chunk=10_000), directory=tmp_path)
+                                dtype="float32", chunk=10_000), directory=d)
     t.train(progress=False)
+    return t
+
+
+@pytest.fixture(scope="module")
+def leduc_nl_blueprint(tmp_path_factory) -> Path:
+    """No-limit Leduc, lossless cards, the default bet menu (several sizes per depth): a few seconds."""
+    d = tmp_path_factory.mktemp("bp-leduc-nl")
+    t = Trainer(BlueprintConfig(name="lnl", game="leduc-nl", cards="lossless", actions="default",
+                                iterations=200_000, chunk=50_000), directory=d)
+    t.train(progress=False)
+    return d / "blueprint.npz"
+
+
+def test_hunl_tiny_agent_plays_off_menu_bets(hunl_tiny_trainer: Trainer):
+    game = load_game("hunl")
+    t = hunl_tiny_trainer
     d = t.describe()
     assert d["infosets"] == 13_980 and d["bytes_per_infoset"] < 24
-    spec = f"blueprint.agent:make_agent?path={tmp_path / 'blueprint.npz'}"
+    spec = f"blueprint.agent:make_agent?path={t.directory / 'blueprint.npz'}"
     me = make_agent(spec, game, seed=1)
     # random raises of arbitrary sizes exercise the translation; every answer must be legal
     r = play_match(me, make_agent("random", game, seed=2), game, 300, seed=3, progress=False)
@@ -100,7 +125,116 @@ def test_hunl_tiny_agent_plays_off_menu_bets(tmp_path: Path, tiny_card_abstracti
     bp_agent.begin_hand(MatchState(1, s))
     a = bp_agent.act(MatchState(1, s))
     assert s.is_legal(a)
-    assert bp_agent._node in t.tree.children(0)
+    assert bp_agent.mapper.position.node in t.tree.children(0)
+    assert bp_agent.mapper.position.state.betting_string() in ("c", "r300")
+
+
+# -- the agent always plays the blueprint at a fitting abstract node ---------------------------------
+
+
+def checked_act(agent: BlueprintAgent, view: MatchState, problems: list[str]) -> Action:
+    """``agent.act(view)``, noting in ``problems`` any decision that is not the blueprint's at a node fit for it.
+
+    Checked, apart from the mapper's own test: the position is a decision node of this player in the real
+    round; the agent's probabilities over real actions are the blueprint's at that node for its bucket
+    (summed over abstract actions landing on one real action); the action it returns is legal and has
+    positive probability there (so never a check/call fallback the blueprint does not play).
+    """
+    real = view.state
+    pos = agent.mapper.follow(real, me=view.viewer)  # what the agent's own decision will find
+    tree = agent.tree
+    where = f"{real.betting_string()!r} at abstract {pos.state.betting_string()!r}"
+    if not (tree.kind[pos.node] == DECISION and tree.round[pos.node] == real.round
+            and tree.player[pos.node] == view.viewer):
+        problems.append(f"node {pos.node} does not fit {where}")
+        return CALL
+    actions, probs = agent._decision(view)
+    bucket = agent.cards.bucket(real.round, real.hole_cards[view.viewer], real.visible_board)
+    bp = np.asarray(agent.blueprint.probabilities(pos.node, bucket), dtype=np.float64)
+    bp = bp / bp.sum() if bp.sum() > 0 else np.full(len(bp), 1 / len(bp))
+    slots = agent.mapper.real_actions(real)
+    want = [sum(p for s, p in zip(slots, bp) if s == a) for a in actions]
+    if sorted(set(slots), key=str) != sorted(actions, key=str) or not np.allclose(probs, want):
+        problems.append(f"probabilities {list(probs)} are not the blueprint's {want} at {where}")
+    action = agent.act(view)
+    if not real.is_legal(action) or action not in actions or probs[actions.index(action)] <= 0:
+        problems.append(f"{action} is not a legal action the blueprint plays at {where}")
+    return action
+
+
+class Checked(Agent):
+    """A blueprint agent whose every decision goes through :func:`checked_act`."""
+
+    def __init__(self, agent: BlueprintAgent) -> None:
+        self.agent = agent
+        self.name = agent.name
+        self.problems: list[str] = []
+
+    def begin_hand(self, view: MatchState) -> None:
+        self.agent.begin_hand(view)
+
+    def act(self, view: MatchState) -> Action:
+        return checked_act(self.agent, view, self.problems)
+
+
+@pytest.fixture(scope="module")
+def agents(hunl_tiny_trainer: Trainer, leduc_nl_blueprint: Path) -> dict[str, BlueprintAgent]:
+    return {"hunl": BlueprintAgent(Blueprint.load(hunl_tiny_trainer.directory / "blueprint.npz"), seed=0),
+            "leduc-nl": BlueprintAgent(Blueprint.load(leduc_nl_blueprint), seed=0)}
+
+
+@pytest.mark.parametrize("game_name", ["leduc-nl", "hunl"])
+@given(seed=st.integers(0, 2**32 - 1))
+@settings(max_examples=150, deadline=None)
+def test_agent_plays_the_blueprint_at_every_decision(agents: dict[str, BlueprintAgent], game_name: str, seed: int):
+    """Random opponents with any raise size, either seat: every decision is the blueprint's, on the tree."""
+    agent = agents[game_name]
+    game = agent.game
+    rnd = random.Random(seed)
+    holes, board = deal(game, rnd)
+    me = rnd.randrange(2)
+    full = State.initial(game, hole_cards=holes, board_cards=board)
+
+    def view() -> MatchState:
+        return MatchState(me, full.with_cards(hole_cards=[h if p == me else () for p, h in enumerate(holes)]))
+
+    agent.begin_hand(view())
+    problems: list[str] = []
+    while not full.finished:
+        if full.current_player == me:
+            action = checked_act(agent, view(), problems)
+        else:
+            action = random_action(full, rnd, p_fold=0.05, p_raise=0.5)
+        full = full.apply(action)
+    assert not problems, problems
+
+
+def test_agent_never_falls_back_against_random_and_raise_bots(hunl_tiny_trainer: Trainer, monkeypatch):
+    game = load_game("hunl")
+    path = hunl_tiny_trainer.directory / "blueprint.npz"
+    stats = {}
+    for opponent in ("random", "raise"):
+        me = Checked(BlueprintAgent(Blueprint.load(path), seed=1))
+        r = play_match(me, make_agent(opponent, game, seed=2), game, 400, seed=3, duplicate=True, progress=False)
+        assert r.hands == 400 and not me.problems, me.problems[:3]
+        st_ = me.agent.stats
+        stats[opponent] = dict(st_)
+        # both rules were needed, and the counts are consistent: a translated or re-placed hand is off the tree
+        assert st_["translated"] > 0 and st_["nearest"] > 0, st_
+        assert st_["off_tree"] >= max(st_["translated"], st_["nearest"]) and st_["off_tree"] < st_["decisions"]
+    # seeded: the same seeds give the same counts
+    me = Checked(BlueprintAgent(Blueprint.load(path), seed=1))
+    play_match(me, make_agent("raise", game, seed=2), game, 400, seed=3, duplicate=True, progress=False)
+    assert me.agent.stats == stats["raise"]
+    # negative control: without the repair (every translated child taken as fitting) the checks catch the
+    # agent playing at nodes that do not stand for the real state
+    monkeypatch.setattr(TreeMapper, "fits", lambda self, node, real: True)
+    broken = Checked(BlueprintAgent(Blueprint.load(path), seed=1))
+    try:
+        play_match(broken, make_agent("raise", game, seed=2), game, 400, seed=3, duplicate=True, progress=False)
+    except MatchAborted:
+        pass  # followed past a terminal node, the broken mapper may also crash; the check must come first
+    assert any("does not fit" in p for p in broken.problems)
 
 
 def test_ray_workers_share_a_run_deterministically():
