@@ -150,11 +150,14 @@ def _values(
     layout = _layout(tree, leaves)
     if strat.shape != (layout.num_slots,):
         raise SolverError(f"a strategy array for this tree has shape ({layout.num_slots},), got {strat.shape}")
+    b = int(tree.board[root])
+    # Hands blocked by the root's board never get there (the kernels' fold values would count them).
+    reach = (np.ascontiguousarray(reach[0] * tree.valid[0][b]), np.ascontiguousarray(reach[1] * tree.valid[1][b]))
     lv = _leaf_values(layout, trav, root, reach, strat)
     mode = K.MODE_BR if best_response else K.MODE_EVAL
     out = K.traverse(trav, int(root), reach[trav], reach[1 - trav], mode, layout.bundle, _perspective(tree, trav),
                      _EMPTY, _EMPTY, strat, _EVAL_OPTS, lv, _EMPTY, _work(tree, trav, layout.max_choices[trav]))
-    return out.copy() * tree.valid[trav][int(tree.board[root])]
+    return out.copy() * tree.valid[trav][b]
 
 
 def alternative_values(
