@@ -61,7 +61,15 @@ from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree, action_text, build_tree
 from pokerbot.state import Action, State, parse_action
 from realtime.config import RealtimeConfig, RoundConfig
-from realtime.subgame import BlueprintPolicy, SubgameMenu, blueprint_on_tree, find_node, hand_universe, public_key
+from realtime.subgame import (
+    BlueprintPolicy,
+    SubgameMenu,
+    blueprint_on_tree,
+    find_node,
+    hand_universe,
+    public_key,
+    sampled_equity,
+)
 
 log = logging.getLogger("realtime")
 
@@ -114,6 +122,7 @@ class Resolver:
         #: Compute each safe solution's smallest margin (a diagnostic for the exact tests; costs a best response).
         self.check_margins = False
         self._continuations: list[np.ndarray] | None = None
+        self._equity: dict[tuple[int, ...], dict[str, dict[int, np.ndarray]]] = {}
         for r, rc in config.rounds:
             if rc.mode == "solve" and rc.time_budget > config.action_time_limit:
                 log.warning("round %d time budget %.1f s exceeds the action time limit %.1f s: the limit applies",
@@ -122,6 +131,8 @@ class Resolver:
     def clear(self) -> None:
         """Forget the solutions of the hand (call between hands)."""
         self.memo.clear()
+        if len(self._equity) > 8:
+            self._equity.clear()
 
     # -- the replay ---------------------------------------------------------------------------
 
@@ -197,7 +208,23 @@ class Resolver:
         depth = None if rc.depth_limit < 0 else rc.depth_limit
         uni = (self.universe, self.universe)
         tree = build_tree(self.game, SubgameMenu(self.policy, state), root=root, hands=uni, depth_limit=depth)
-        leaves = self._leaves(tree, us, state) if len(tree.continuation_leaves) else None
+        if depth == 0:
+            # A tree cut at the end of its round has one board; its all-in equity tables depend only on that
+            # board (the hand list is always the universe): share them between the subgames of a hand.
+            shared = self._equity.setdefault(tuple(root.visible_board), {})
+            tree.__dict__["_equity_cache"] = shared.setdefault("e", {})
+            tree.__dict__["_equity_t_cache"] = shared.setdefault("t", {})
+            samples = self.config.leaves.equity_samples
+            if samples > 0 and tree.leaf_equity.any():
+                cache = tree.__dict__["_equity_cache"]
+                for b in np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist():
+                    if b not in cache:
+                        cache[b] = sampled_equity(tree, int(b), samples, self.config.seed + int(b))
+        leaves = None
+        if len(tree.continuation_leaves):
+            if time.perf_counter() - start > budget:
+                return self._fallback(state, rc, budget, 0, start, tree.num_nodes)
+            leaves = self._leaves(tree, us, state)
         gadget = rc.gadget
         alt = gift = None
         if gadget != "unsafe":
@@ -237,11 +264,7 @@ class Resolver:
                 if now - start + per > budget:
                     break
             if solver.iteration < rc.min_iterations:
-                log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
-                            state.round, state.betting_string(), solver.iteration, rc.min_iterations, budget)
-                actions, probs = self.policy.probabilities(state)
-                return Decision(actions, probs, None, "fallback", gadget, solver.iteration,
-                                time.perf_counter() - start, tree.num_nodes)
+                return self._fallback(state, rc, budget, solver.iteration, start, tree.num_nodes)
             strategy = solver.strategy()
             if cached is not None:
                 cached.parent.mkdir(parents=True, exist_ok=True)
@@ -257,6 +280,13 @@ class Resolver:
         actions, probs = _row(solution, node, self.game.nolimit)
         return Decision(actions, probs, solution, source, gadget, solver.iteration, time.perf_counter() - start,
                         tree.num_nodes, min_margin)
+
+    def _fallback(self, state: State, rc: RoundConfig, budget: float, done: int, start: float, nodes: int) -> Decision:
+        """The blueprint's decision, when the budget runs out before ``min_iterations`` (logged)."""
+        log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
+                    state.round, state.betting_string(), done, rc.min_iterations, budget)
+        actions, probs = self.policy.probabilities(state)
+        return Decision(actions, probs, None, "fallback", rc.gadget, done, time.perf_counter() - start, nodes)
 
     def _cache_path(self, rc: RoundConfig, us: int, root: State, state: State) -> Path | None:
         if not rc.cache:

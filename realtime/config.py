@@ -13,6 +13,7 @@ One file per agent::
     k = 4                         # the opponent's continuation strategies (ours: the blueprint)
     factor = 10.0                 # bias factor
     rollouts = 3                  # run-outs per leaf
+    equity_samples = 0            # all-in leaves: run-outs sampled for their equity (0: every run-out)
 
     [round.1]                     # one table per round (0 = preflop); missing rounds play the blueprint
     mode = "solve"                # "solve" or "blueprint"
@@ -95,11 +96,12 @@ class LeavesConfig:
     k: int = 4
     factor: float = 10.0
     rollouts: int = 3
+    equity_samples: int = 0
 
     def check(self) -> LeavesConfig:
         if self.evaluator != "rollout":
             raise RealtimeConfigError(f"leaves.evaluator must be 'rollout', got {self.evaluator!r}")
-        if self.k < 1 or self.rollouts < 1 or not self.factor > 0:
+        if self.k < 1 or self.rollouts < 1 or not self.factor > 0 or self.equity_samples < 0:
             raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 1, factor > 0, got {self.k}, {self.rollouts}, "
                                       f"{self.factor}")
         return self
