@@ -339,6 +339,7 @@ class RealtimeAgent(Agent):
         self.name = name
         self.index = {tuple(int(c) for c in row): i for i, row in enumerate(self.resolver.universe)}
         self.stats: list[dict[str, object]] = []
+        self.hands = 0
 
     def begin_match(self, game: GameDef) -> None:
         if game != self.game:
@@ -346,6 +347,7 @@ class RealtimeAgent(Agent):
 
     def begin_hand(self, view: MatchState) -> None:
         self.resolver.clear()
+        self.hands += 1
 
     def act(self, view: MatchState) -> Action:
         start = time.perf_counter()
@@ -357,7 +359,7 @@ class RealtimeAgent(Agent):
         total = p.sum()
         p = p / total if total > 0 else np.full(len(p), 1.0 / len(p))
         action = d.actions[int(self.rng.choice(len(p), p=p))]
-        self.stats.append({"round": state.round, "seconds": time.perf_counter() - start, "source": d.source,
+        self.stats.append({"hand": self.hands, "round": state.round, "seconds": time.perf_counter() - start, "source": d.source,
                            "gadget": d.gadget, "iterations": d.iterations, "nodes": d.nodes})
         return action
 

@@ -167,3 +167,39 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
         make_agent(load_game("leduc-nl"))
     assert RealtimeConfig.load("hunl-tiny").round(1).depth_limit == 0
     assert hand_universe(load_game("hunl")).shape == (1326, 2)
+
+
+def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_path):
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent as make_spec_agent
+
+    path = tmp_path / "bp.npz"
+    blueprint.save(path)
+    game = blueprint.game
+    toml = tmp_path / "realtime-test.toml"
+    toml.write_text('name = "t"\nblueprint = "unused"\naction_time_limit = 5.0\n'
+                    '[round.0]\nmode = "blueprint"\n'
+                    '[round.1]\nmode = "solve"\ngadget = "resolve"\nalt = "blueprint"\niterations = 40\n'
+                    'min_iterations = 1\n')
+    agent = make_spec_agent(f"realtime.agent:make_agent?config={toml}&blueprint={path}", game, seed=1)
+    result = play_match(agent, make_spec_agent("random", game, seed=2), game, 30, seed=4, over_acpc=True,
+                        progress=False)
+    assert result.error is None and result.hands == 30
+    assert not result.extra.get("dealer_warnings") and not result.extra.get("repaired")
+    assert sum(1 for s in agent.stats if s["source"] == "solve") > 5
+
+
+@pytest.mark.slow
+def test_hunl_tiny_agent_plays_hands_by_spec():
+    from blueprint.storage import blueprint_dir
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent as make_spec_agent
+
+    if not (blueprint_dir("hunl-tiny") / "blueprint.npz").is_file():
+        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
+    game = load_game("hunl")
+    agent = make_spec_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=1)
+    result = play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)
+    assert result.hands == 4 and not result.extra.get("repaired")
+    sources = {s["source"] for s in agent.stats if s["round"] > 0}
+    assert sources & {"solve", "fallback"}
