@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 import numpy as np
 
+from blueprint.model import Blueprint, make_cards
 from pokerbot.solver.best_response import best_response_values, uniform_strategy
 from pokerbot.solver.gadgets import node_state
 from pokerbot.solver.tree import PublicTree, action_text, build_tree
@@ -113,3 +114,46 @@ def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
 def blueprint_exploitability(policy: BlueprintPolicy, opponent: Menu | None = None) -> float:
     """The blueprint's (with translation) exact exploitability in mbb/g, measured as :func:`exploitability`."""
     return _exploitability(policy, opponent, policy.probabilities)
+
+
+def blueprint_from_strategy(blueprint: Blueprint, tree: PublicTree, strat: np.ndarray) -> Blueprint:
+    """A copy of ``blueprint`` (lossless cards) whose strategy is ``strat``, a strategy array of ``tree``, a
+    whole-game tree with the blueprint's menu (:func:`eval_tree` with ``opponent=None``): an exact solve
+    of the abstract game made into a blueprint the agent can start from."""
+    from dataclasses import replace
+
+    from blueprint.abstract_game import DECISION as ABSTRACT_DECISION
+    from blueprint.mapping import TreeMapper
+    from pokerbot.solver.gadgets import node_state
+
+    cards = make_cards(blueprint.cards_name, blueprint.game)
+    members = getattr(cards, "members", None)
+    if members is None:
+        raise ValueError("blueprint_from_strategy needs a lossless card abstraction (small games)")
+    index: dict[tuple[str, tuple[int, ...]], int] = {}
+    for n in np.nonzero(tree.kind == 0)[0]:
+        s = node_state(tree, int(n))
+        index[(s.betting_string(), tuple(sorted(s.visible_board)))] = int(n)
+    row = {tuple(int(c) for c in h): i for i, h in enumerate(tree.hands[0])}
+    abstract = blueprint.tree
+    mapper = TreeMapper(abstract)
+    out = np.array(blueprint.strategy, dtype=np.float64)
+    for n in np.nonzero(abstract.kind == ABSTRACT_DECISION)[0]:
+        n = int(n)
+        betting = mapper.state_at(n).betting_string()
+        r = int(abstract.round[n])
+        p = int(abstract.player[n])
+        acts = abstract.actions(n)
+        na = len(acts)
+        for b, group in enumerate(members[r]):
+            hole, board = group[0]
+            m = index.get((betting, tuple(sorted(board))))
+            if m is None:
+                continue
+            labels = tree.node_labels(m)
+            nh = tree.num_hands[p]
+            h = row[tuple(sorted((int(c) for c in hole), reverse=True))]
+            off = int(tree.slot[m])
+            probs = [strat[off + labels.index(action_text(a, tree.game.nolimit)) * nh + h] for a in acts]
+            out[int(abstract.base[n]) + b * na : int(abstract.base[n]) + (b + 1) * na] = probs
+    return replace(blueprint, strategy=out)
