@@ -223,3 +223,31 @@ def test_unsafe_agent_can_be_worse_than_a_good_blueprint_safe_cannot(blueprint):
     unsafe = exploitability(Resolver(config("unsafe", 400), good))
     assert safe <= base + 0.5, (safe, base)
     assert unsafe > base + 10.0, (unsafe, base)
+
+
+def test_the_real_off_tree_action_is_a_branch_and_the_policy_is_the_blueprint(blueprint):
+    from blueprint.agent import BlueprintAgent
+    from pokerbot.solver import build_tree
+    from pokerbot.state import raise_to
+    from realtime.subgame import SubgameMenu
+
+    game = blueprint.game
+    policy = BlueprintPolicy(blueprint)
+    start = State.initial(game)
+    assert raise_to(5) not in policy.actions(start)  # the tiny menu raises to pot (3) or all-in (20)
+    real = start.apply(raise_to(5))
+    menu = SubgameMenu(policy, real)
+    assert raise_to(5) in menu(start) and set(policy.actions(start)) <= set(menu(start))
+    uni = hand_universe(game)
+    tree = build_tree(game, menu, root=start, hands=(uni, uni))
+    node = find_node(tree, real)
+    assert node is not None and int(tree.player[node]) == 1
+    assert find_node(tree, start.apply(raise_to(7))) is None
+    # on the tree the policy is the blueprint agent's strategy for every hand
+    agent = BlueprintAgent(blueprint, seed=0)
+    actions, probs = policy.probabilities(start)
+    for h, hole in enumerate(uni):
+        view = MatchState(0, State.initial(game, hole_cards=[tuple(int(c) for c in hole), ()]))
+        agent.begin_hand(view)
+        got_actions, got = agent._decision(view)
+        assert got_actions == actions and np.allclose(got, probs[:, h])
