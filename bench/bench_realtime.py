@@ -1,0 +1,110 @@
+"""Real-time agent figures: the exact exploitability table on no-limit Leduc, then HUNL timings and strength.
+
+``python -m bench realtime`` prints
+
+1. **exact** (no-limit Leduc, a 20,000-iteration MCCFR blueprint with the ``tiny`` menu): the exploitability
+   in mbb/g of the blueprint with translation and of the agent with each gadget (round 0 the blueprint,
+   round 1 re-solved with DCFR x100 after every opponent action), against the abstraction's menu and a
+   richer one (0.25, 0.5, 0.75, 1.5 pot, all-in); then the agent (maxmargin, both rounds re-solved) for
+   5 / 40 / 200 iterations per decision;
+2. **HUNL** (``configs/realtime-hunl-tiny.toml`` on the ``hunl-tiny`` blueprint): ``RT_HANDS`` (default 20)
+   duplicate hands against the blueprint: decision time per round (median, 95th percentile), the agent's
+   time per hand, fallbacks to the blueprint, peak memory of the process, and mbb/g with its 95% CI;
+3. ``RT_BASELINE_HANDS`` (default 10) duplicate hands against each baseline bot (random, call, raise, equity).
+
+Every figure is one run on the shared machine: the load average is printed beside them.
+Needs the ``hunl-tiny`` blueprint (``pokerbot demo``).
+"""
+
+from __future__ import annotations
+
+import os
+import resource
+import tempfile
+import time
+
+os.environ.setdefault("NUMBA_NUM_THREADS", "1")
+
+import numpy as np  # noqa: E402
+
+
+def load() -> str:
+    return f"load average {os.getloadavg()[0]:.1f} (shared 2-core machine)"
+
+
+def exact_table() -> None:
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+    from pokerbot.solver.tree import PotFractionMenu
+    from realtime.agent import Resolver
+    from realtime.config import RealtimeConfig
+    from realtime.exact import blueprint_exploitability, exploitability
+    from realtime.subgame import BlueprintPolicy
+
+    rich = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
+    with tempfile.TemporaryDirectory() as d:
+        t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny",
+                                    chunk=10_000), directory=d)
+        t.train(progress=False)
+        bp = t.blueprint()
+
+    def cfg(gadget: str, iterations: int, round0: str) -> RealtimeConfig:
+        r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": iterations, "min_iterations": 1,
+             "algorithm": "dcfr", "time_budget": 1e9}
+        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9,
+                                         "round": {"0": dict(r, mode=round0), "1": r}})
+
+    policy = BlueprintPolicy(bp)
+    print(f"no-limit Leduc, blueprint MCCFR x20,000 (tiny menu), exact exploitability in mbb/g ({load()})")
+    print(f"{'strategy':<34}{'abstraction menu':>18}{'richer menu':>14}")
+    print(f"{'blueprint with translation':<34}{blueprint_exploitability(policy):>18.1f}"
+          f"{blueprint_exploitability(policy, rich):>14.1f}")
+    for gadget in ("unsafe", "resolve", "maxmargin", "reach"):
+        r = Resolver(cfg(gadget, 100, "blueprint"), bp)
+        t0 = time.perf_counter()
+        on, off = exploitability(r), exploitability(r, rich)
+        print(f"{'agent, round 1 ' + gadget:<34}{on:>18.1f}{off:>14.1f}   ({time.perf_counter() - t0:.0f} s)")
+    sweep = [exploitability(Resolver(cfg("maxmargin", n, "solve"), bp)) for n in (5, 40, 200)]
+    print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
+
+
+def hunl(hands: int, baseline_hands: int) -> None:
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent
+    from pokerbot.gamedef import load_game
+    from realtime.demo import hand_seconds, timing_summary
+
+    game = load_game("hunl")
+    opponents = [("blueprint.agent:make_agent?path=hunl-tiny", hands)]
+    opponents += [(b, baseline_hands) for b in ("random", "call", "raise", "equity")]
+    for i, (spec, n) in enumerate(opponents):
+        if n <= 0:
+            continue
+        agent = make_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=i)
+        opp = make_agent(spec, game, seed=100 + i)
+        t0 = time.perf_counter()
+        result = play_match(agent, opp, game, n, seed=i, duplicate=True, progress=False)
+        wall = time.perf_counter() - t0
+        name = "blueprint" if spec.startswith("blueprint") else spec
+        stats = agent.stats  # type: ignore[attr-defined]
+        print(f"HUNL realtime vs {name}: {result.mbb:+.0f} ± {result.ci95:.0f} mbb/g (95% CI, {result.hands} duplicate "
+              f"hands, {wall:.0f} s; {load()})")
+        if i == 0:
+            for rnd, (med, p95, count) in timing_summary(stats).items():
+                print(f"  {rnd:<8} decisions: {count:>4}, median {med:6.2f} s, 95th percentile {p95:6.2f} s")
+            per_hand = hand_seconds(stats)
+            falls = sum(1 for s in stats if s["source"] == "fallback")
+            print(f"  agent time per hand: mean {per_hand.mean():.1f} s, median {np.median(per_hand):.1f} s, "
+                  f"max {per_hand.max():.1f} s over {len(per_hand)} hands; slowest decision "
+                  f"{max(float(s['seconds']) for s in stats):.1f} s; fallbacks to the blueprint: {falls} of {len(stats)}")
+            rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+            print(f"  peak resident memory of the process (agent, blueprint, opponent, runner): {rss:.0f} MB")
+
+
+def main() -> None:
+    exact_table()
+    hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""Configuration of a real-time agent (TOML files ``configs/realtime-*.toml``).
+
+One file per agent::
+
+    name = "realtime-hunl-tiny"
+    blueprint = "hunl-tiny"       # a run under $POKERBOT_HOME/blueprints/, or a blueprint.npz path
+    seed = 0                      # translations, rollouts, sampling: the agent is deterministic for a seed
+    action_time_limit = 5.0       # seconds; a street whose budget would exceed it plays the blueprint
+
+    [leaves]                      # depth-limited streets only
+    evaluator = "rollout"         # rollouts of the blueprint's continuation strategies (hold'em)
+    continuations = "bias"        # "bias" (made from the blueprint) or a set name under $POKERBOT_HOME/leaves/
+    k = 4                         # the opponent's continuation strategies (ours: the blueprint)
+    factor = 10.0                 # bias factor
+    rollouts = 3                  # run-outs per leaf
+    equity_samples = 0            # all-in leaves: run-outs sampled for their equity (0: every run-out)
+
+    [round.1]                     # one table per round (0 = preflop); missing rounds play the blueprint
+    mode = "solve"                # "solve" or "blueprint"
+    gadget = "unsafe"             # unsafe | resolve | maxmargin | reach
+    alt = "previous"              # safe gadgets' alternative values: "previous" solve (unsafe where
+                                  # none covers the root, as Modicum) or "blueprint" (always)
+    algorithm = "dcfr"            # cfr | cfr+ | lcfr | dcfr
+    iterations = 300
+    min_iterations = 50           # fewer than this within the time budget: play the blueprint (warning)
+    time_budget = 4.0             # seconds per decision for this round
+    depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
+    drop_half = true              # leave the first half of the iterations out of the average (Modicum)
+    cache = false                 # keep solutions on disk by action sequence (the preflop cache)
+    reuse = false                 # true: keep playing the last solution while the hand stays on its tree
+                                  # (re-solve only after an opponent action it lacks); false: re-solve
+                                  # after every opponent action (Modicum)
+
+>>> cfg = RealtimeConfig.from_dict({"blueprint": "x", "round": {"0": {"mode": "solve", "gadget": "resolve"}}})
+>>> cfg.round(0).gadget, cfg.round(3).mode
+('resolve', 'blueprint')
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import tomllib
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from pokerbot.errors import PokerbotError
+from pokerbot.solver.cfr import ALGORITHMS
+from pokerbot.solver.gadgets import GADGETS
+
+
+class RealtimeConfigError(PokerbotError, ValueError):
+    """A malformed real-time agent configuration (names the key and the bad value)."""
+
+
+@dataclass(frozen=True)
+class RoundConfig:
+    """How one round is played; see the module docstring."""
+
+    mode: str = "blueprint"
+    gadget: str = "unsafe"
+    alt: str = "previous"
+    algorithm: str = "dcfr"
+    iterations: int = 200
+    min_iterations: int = 20
+    time_budget: float = 5.0
+    depth_limit: int = -1
+    drop_half: bool = True
+    cache: bool = False
+    reuse: bool = False
+
+    def check(self, where: str) -> RoundConfig:
+        if self.mode not in ("solve", "blueprint"):
+            raise RealtimeConfigError(f"{where}.mode must be 'solve' or 'blueprint', got {self.mode!r}")
+        if self.gadget not in GADGETS:
+            raise RealtimeConfigError(f"{where}.gadget must be one of {', '.join(GADGETS)}, got {self.gadget!r}")
+        if self.alt not in ("previous", "blueprint"):
+            raise RealtimeConfigError(f"{where}.alt must be 'previous' or 'blueprint', got {self.alt!r}")
+        if self.algorithm not in ALGORITHMS:
+            raise RealtimeConfigError(f"{where}.algorithm must be one of {', '.join(ALGORITHMS)}, got {self.algorithm!r}")
+        if self.iterations < 1 or not 0 <= self.min_iterations <= self.iterations:
+            raise RealtimeConfigError(f"{where}: need iterations >= 1 and 0 <= min_iterations <= iterations, got "
+                                      f"{self.iterations}, {self.min_iterations}")
+        if not self.time_budget > 0:
+            raise RealtimeConfigError(f"{where}.time_budget must be positive seconds, got {self.time_budget}")
+        if self.depth_limit < -1:
+            raise RealtimeConfigError(f"{where}.depth_limit must be -1 (to the end) or >= 0, got {self.depth_limit}")
+        return self
+
+
+@dataclass(frozen=True)
+class LeavesConfig:
+    evaluator: str = "rollout"
+    continuations: str = "bias"
+    k: int = 4
+    factor: float = 10.0
+    rollouts: int = 3
+    equity_samples: int = 0
+
+    def check(self) -> LeavesConfig:
+        if self.evaluator != "rollout":
+            raise RealtimeConfigError(f"leaves.evaluator must be 'rollout', got {self.evaluator!r}")
+        if self.k < 1 or self.rollouts < 1 or not self.factor > 0 or self.equity_samples < 0:
+            raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 1, factor > 0, got {self.k}, {self.rollouts}, "
+                                      f"{self.factor}")
+        return self
+
+
+@dataclass(frozen=True)
+class RealtimeConfig:
+    """A whole agent: blueprint, leaves, one :class:`RoundConfig` per round, seed, time limit."""
+
+    blueprint: str
+    name: str = "realtime"
+    seed: int = 0
+    action_time_limit: float = 5.0
+    leaves: LeavesConfig = LeavesConfig()
+    rounds: tuple[tuple[int, RoundConfig], ...] = field(default_factory=tuple)
+
+    def round(self, r: int) -> RoundConfig:
+        """The configuration of round ``r`` (the blueprint where the file has none)."""
+        for k, c in self.rounds:
+            if k == r:
+                return c
+        return RoundConfig()
+
+    def identity(self) -> str:
+        """A digest of everything that changes a solution (names the preflop cache)."""
+        d = asdict(self)
+        d.pop("action_time_limit")
+        for _, c in d["rounds"]:
+            c.pop("time_budget")
+            c.pop("min_iterations")
+        return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> RealtimeConfig:
+        known = {"name", "blueprint", "seed", "action_time_limit", "leaves", "round"}
+        extra = set(data) - known
+        if extra:
+            raise RealtimeConfigError(f"unknown key(s) {', '.join(sorted(extra))}; expected {', '.join(sorted(known))}")
+        if not isinstance(data.get("blueprint"), str) or not data["blueprint"]:
+            raise RealtimeConfigError("blueprint must name a blueprint run or file")
+        try:
+            leaves = LeavesConfig(**data.get("leaves", {})).check()
+            rounds = []
+            for key, table in sorted(data.get("round", {}).items()):
+                r = int(key)
+                if not 0 <= r < 8:
+                    raise RealtimeConfigError(f"round.{key}: rounds are numbered from 0")
+                rounds.append((r, RoundConfig(**table).check(f"round.{key}")))
+        except TypeError as exc:
+            raise RealtimeConfigError(f"unknown key in a [leaves] or [round.N] table: {exc}") from None
+        except ValueError as exc:
+            if isinstance(exc, RealtimeConfigError):
+                raise
+            raise RealtimeConfigError(f"bad round number: {exc}") from None
+        seed = data.get("seed", 0)
+        limit = data.get("action_time_limit", 5.0)
+        if not isinstance(seed, int) or not isinstance(limit, (int, float)) or not limit > 0:
+            raise RealtimeConfigError(f"seed must be an integer and action_time_limit positive, got {seed!r}, {limit!r}")
+        return cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
+                   action_time_limit=float(limit), leaves=leaves, rounds=tuple(rounds))
+
+    @classmethod
+    def load(cls, path: str | Path) -> RealtimeConfig:
+        """Read a TOML file (a path, or a name ``realtime-X`` / ``X`` of ``configs/realtime-X.toml``)."""
+        p = Path(path)
+        if not p.is_file():
+            root = Path(__file__).resolve().parent.parent / "configs"
+            stem = p.stem if p.stem.startswith("realtime-") else f"realtime-{p.stem}"
+            p = root / f"{stem}.toml"
+        if not p.is_file():
+            raise RealtimeConfigError(f"no real-time config {str(path)!r} (not a file nor configs/{p.name})")
+        try:
+            data = tomllib.loads(p.read_text())
+        except tomllib.TOMLDecodeError as exc:
+            raise RealtimeConfigError(f"{p}: {exc}") from None
+        return cls.from_dict(data)

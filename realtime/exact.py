@@ -1,0 +1,159 @@
+"""Exact exploitability of the real-time agent on small games (no-limit Leduc, small-deck flop hold'em).
+
+The agent's decisions depend only on the public history (and its config's seed),
+so running :meth:`realtime.agent.Resolver.decide` at every public state where it
+acts composes it into one whole strategy. :func:`exploitability` measures that
+strategy exactly against an opponent whose bet menu is either the abstraction's
+(``opponent="abstraction"``) or a richer one (a :class:`~pokerbot.solver.tree.PotFractionMenu`
+whose sizes the abstraction lacks, or every legal size: :data:`EVERY_SIZE`), one
+evaluation tree per seat: at the agent's nodes its own menu (the abstraction's
+actions as real actions), at the opponent's the chosen menu plus the abstraction's.
+
+The blueprint with translation (:func:`blueprint_exploitability`) is measured the
+same way, with the translation of off-tree sizes fixed to the more likely side of
+the pseudo-harmonic bracket (the blueprint agent draws it at random; the fixed
+choice keeps the strategy a behaviour strategy that can be measured exactly).
+
+>>> from pokerbot.gamedef import load_game
+>>> from pokerbot.state import State
+>>> [str(a) for a in EVERY_SIZE(State.initial(load_game("leduc-nl")))][:4]
+['c', 'r2', 'r3', 'r4']
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+
+from blueprint.model import Blueprint, make_cards
+from pokerbot.solver.best_response import best_response_values, uniform_strategy
+from pokerbot.solver.gadgets import node_state
+from pokerbot.solver.tree import PublicTree, action_text, build_tree
+from pokerbot.state import CALL, FOLD, Action, State, raise_to
+from realtime.agent import Decision, Resolver
+from realtime.subgame import BlueprintPolicy, hand_universe
+
+Menu = Callable[[State], list[Action]]
+
+
+def EVERY_SIZE(state: State) -> list[Action]:  # noqa: N802 - a constant-like menu
+    """Fold (when facing a bet), call and every legal raise size."""
+    out: list[Action] = [FOLD] if state.can_fold() else []
+    out.append(CALL)
+    bounds = state.raise_bounds()
+    if bounds is not None:
+        out.extend(raise_to(s) for s in range(bounds[0], bounds[1] + 1))
+    return out
+
+
+class EvalMenu:
+    """The menu of a seat's evaluation tree: the abstraction's actions for ``seat``, ``opponent`` plus the
+    abstraction's for the other player."""
+
+    def __init__(self, policy: BlueprintPolicy, seat: int, opponent: Menu | None) -> None:
+        self.policy = policy
+        self.seat = seat
+        self.opponent = opponent
+
+    def __call__(self, state: State) -> list[Action]:
+        own = self.policy.actions(state)
+        if state.current_player == self.seat or self.opponent is None:
+            return own
+        out = list(self.opponent(state))
+        out.extend(a for a in own if a not in out)
+        return out
+
+
+def eval_tree(policy: BlueprintPolicy, seat: int, opponent: Menu | None) -> PublicTree:
+    """The evaluation tree of ``seat`` (hands: the game's whole hand list)."""
+    uni = hand_universe(policy.game)
+    return build_tree(policy.game, EvalMenu(policy, seat, opponent), hands=(uni, uni))
+
+
+def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Action], np.ndarray]]) -> np.ndarray:
+    """A strategy array of ``tree`` with ``seat``'s decisions from ``decide(public state)`` (uniform elsewhere)."""
+    strat = uniform_strategy(tree)
+    nh = tree.num_hands[seat]
+    for n in tree.decision_nodes[seat]:
+        n = int(n)
+        actions, probs = decide(node_state(tree, n))
+        labels = tree.node_labels(n)
+        block = np.zeros((len(labels), nh))
+        for a, row in zip(actions, probs):
+            label = action_text(a, tree.game.nolimit)
+            if label not in labels:
+                raise ValueError(f"the agent plays {label} at {tree.betting[int(tree.template[n])]!r}, off the menu {labels}")
+            block[labels.index(label)] += row
+        o = int(tree.slot[n])
+        strat[o : o + len(labels) * nh] = block.ravel()
+    return strat
+
+
+def _exploitability(policy: BlueprintPolicy, opponent: Menu | None,
+                    decide: Callable[[State], tuple[list[Action], np.ndarray]]) -> float:
+    total = 0.0
+    for seat in range(2):
+        tree = eval_tree(policy, seat, opponent)
+        strat = compose(tree, seat, decide)
+        total += best_response_values(tree, strat)[1 - seat]
+    return 1000.0 * total / 2.0 / policy.game.big_blind
+
+
+def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
+    """The agent's exact exploitability in mbb/g against an opponent with menu ``opponent``
+    (None: the abstraction's)."""
+
+    def decide(state: State) -> tuple[list[Action], np.ndarray]:
+        d: Decision = resolver.decide(state)
+        return d.actions, d.probs
+
+    return _exploitability(resolver.policy, opponent, decide)
+
+
+def blueprint_exploitability(policy: BlueprintPolicy, opponent: Menu | None = None) -> float:
+    """The blueprint's (with translation) exact exploitability in mbb/g, measured as :func:`exploitability`."""
+    return _exploitability(policy, opponent, policy.probabilities)
+
+
+def blueprint_from_strategy(blueprint: Blueprint, tree: PublicTree, strat: np.ndarray) -> Blueprint:
+    """A copy of ``blueprint`` (lossless cards) whose strategy is ``strat``, a strategy array of ``tree``, a
+    whole-game tree with the blueprint's menu (:func:`eval_tree` with ``opponent=None``): an exact solve
+    of the abstract game made into a blueprint the agent can start from."""
+    from dataclasses import replace
+
+    from blueprint.abstract_game import DECISION as ABSTRACT_DECISION
+    from blueprint.mapping import TreeMapper
+    from pokerbot.solver.gadgets import node_state
+
+    cards = make_cards(blueprint.cards_name, blueprint.game)
+    members = getattr(cards, "members", None)
+    if members is None:
+        raise ValueError("blueprint_from_strategy needs a lossless card abstraction (small games)")
+    index: dict[tuple[str, tuple[int, ...]], int] = {}
+    for n in np.nonzero(tree.kind == 0)[0]:
+        s = node_state(tree, int(n))
+        index[(s.betting_string(), tuple(sorted(s.visible_board)))] = int(n)
+    row = {tuple(int(c) for c in h): i for i, h in enumerate(tree.hands[0])}
+    abstract = blueprint.tree
+    mapper = TreeMapper(abstract)
+    out = np.array(blueprint.strategy, dtype=np.float64)
+    for n in np.nonzero(abstract.kind == ABSTRACT_DECISION)[0]:
+        n = int(n)
+        betting = mapper.state_at(n).betting_string()
+        r = int(abstract.round[n])
+        p = int(abstract.player[n])
+        acts = abstract.actions(n)
+        na = len(acts)
+        for b, group in enumerate(members[r]):
+            hole, board = group[0]
+            m = index.get((betting, tuple(sorted(board))))
+            if m is None:
+                continue
+            labels = tree.node_labels(m)
+            nh = tree.num_hands[p]
+            h = row[tuple(sorted((int(c) for c in hole), reverse=True))]
+            off = int(tree.slot[m])
+            probs = [strat[off + labels.index(action_text(a, tree.game.nolimit)) * nh + h] for a in acts]
+            out[int(abstract.base[n]) + b * na : int(abstract.base[n]) + (b + 1) * na] = probs
+    return replace(blueprint, strategy=out)

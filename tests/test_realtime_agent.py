@@ -1,0 +1,253 @@
+"""The real-time agent composed into whole strategies on no-limit Leduc and measured exactly.
+
+``realtime.exact`` runs the agent at every public state where it acts and computes
+the exact exploitability of the result, against an opponent with the abstraction's
+menu or a richer one. The blueprint is a 20,000-iteration MCCFR run of no-limit Leduc
+with the ``tiny`` menu (pot, all-in), trained in the fixture (about 2 s).
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+
+import numpy as np
+import pytest
+
+from blueprint.config import BlueprintConfig
+from blueprint.trainer import Trainer
+from pokerbot.errors import PokerbotError
+from pokerbot.gamedef import load_game
+from pokerbot.matchstate import MatchState
+from pokerbot.solver.tree import PotFractionMenu
+from pokerbot.state import State
+from realtime.agent import RealtimeAgent, Resolver, make_agent
+from realtime.config import RealtimeConfig, RealtimeConfigError
+from realtime.exact import EVERY_SIZE, blueprint_exploitability, exploitability
+from realtime.subgame import BlueprintPolicy, find_node, hand_universe, sampled_equity
+from tests.conftest import deal
+
+RICH = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
+
+
+@pytest.fixture(scope="module")
+def blueprint(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bp-leduc-nl")
+    t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny", chunk=10_000),
+                directory=d)
+    t.train(progress=False)
+    return t.blueprint()
+
+
+def config(gadget: str, iterations: int = 100, round0: str = "blueprint", **extra) -> RealtimeConfig:
+    r1 = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": iterations, "min_iterations": 1,
+          "algorithm": "dcfr", "time_budget": 1000.0, **extra}
+    return RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 1000.0,
+                                     "round": {"0": dict(r1, mode=round0), "1": r1}})
+
+
+@pytest.fixture(scope="module")
+def base(blueprint):
+    policy = BlueprintPolicy(blueprint)
+    return blueprint_exploitability(policy), blueprint_exploitability(policy, RICH)
+
+
+def test_resolve_agent_is_less_exploitable_than_its_blueprint_on_and_off_the_tree(blueprint, base):
+    on, off = base
+    resolver = Resolver(config("resolve"), blueprint)
+    resolver.check_margins = True
+    agent_on = exploitability(resolver)
+    # every nested solution kept its margins (up to the solver's convergence)
+    margins = [d.min_margin for d in resolver.memo.values() if d.source == "solve"]
+    assert len(margins) > 50 and min(margins) > -0.1
+    assert agent_on <= on + 1.0, (agent_on, on)
+    agent_off = exploitability(resolver, RICH)
+    assert agent_off < off - 100.0, (agent_off, off)  # off-tree sizes are branches, not translations
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("gadget", ["maxmargin", "reach"])
+def test_other_safe_gadgets_are_never_worse_than_the_blueprint(blueprint, base, gadget):
+    on, off = base
+    resolver = Resolver(config(gadget), blueprint)
+    assert exploitability(resolver) <= on + 1.0
+    assert exploitability(resolver, RICH) < off
+
+
+def test_exploitability_falls_with_iterations(blueprint):
+    figures = [exploitability(Resolver(config("maxmargin", n, round0="solve"), blueprint)) for n in (5, 40, 200)]
+    assert figures[0] > figures[1] > figures[2], figures
+
+
+def test_every_legal_size_in_a_short_stacked_leduc(tmp_path):
+    """No-limit Leduc with 6-chip stacks: the opponent may bet every legal size."""
+    text = (load_game("leduc-nl").to_text().replace("stack = 20 20", "stack = 6 6"))
+    path = tmp_path / "leduc-short.game"
+    path.write_text(text)
+    t = Trainer(BlueprintConfig(name="short", game=str(path), iterations=20_000, actions="tiny", chunk=10_000),
+                directory=tmp_path / "bp")
+    t.train(progress=False)
+    bp = t.blueprint()
+    translated = blueprint_exploitability(BlueprintPolicy(bp), EVERY_SIZE)
+    agent = exploitability(Resolver(config("resolve"), bp), EVERY_SIZE)
+    assert agent < translated, (agent, translated)
+
+
+def test_decisions_are_deterministic_and_the_hand_stays_on_the_subgame(blueprint):
+    game = blueprint.game
+    rng = random.Random(3)
+    a = RealtimeAgent(config("reach", 50), blueprint, seed=7)
+    b = RealtimeAgent(config("reach", 50), blueprint, seed=7)
+    for _ in range(20):
+        holes, board = deal(game, rng)
+        state = State.initial(game, hole_cards=holes, board_cards=board)
+        for agent in (a, b):
+            agent.begin_hand(MatchState(0, state))
+        while not state.finished:
+            p = state.current_player
+            view = MatchState(p, state)
+            act_a, act_b = a.act(view), b.act(view)
+            assert act_a == act_b and state.is_legal(act_a)
+            state = state.apply(act_a)
+    rounds = {s["round"] for s in a.stats}
+    assert rounds == {0, 1}
+    d = next(iter(a.resolver.memo.values()))
+    assert d.solution is None or find_node(d.solution.tree, d.solution.tree.root_state) == 0
+
+
+def test_budget_overrun_falls_back_to_the_blueprint(blueprint, caplog):
+    cfg = RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 1e-6,
+                                    "round": {"1": {"mode": "solve", "gadget": "unsafe", "iterations": 1000,
+                                                    "min_iterations": 500, "time_budget": 1e-6}}})
+    resolver = Resolver(cfg, blueprint)
+    state = State.initial(blueprint.game, board_cards=[51]).apply(load_call()).apply(load_call())
+    with caplog.at_level(logging.WARNING, logger="realtime"):
+        d = resolver.decide(state)
+    assert d.source == "fallback" and "playing the blueprint" in caplog.text
+    actions, probs = resolver.policy.probabilities(state)
+    assert d.actions == actions and np.allclose(d.probs, probs)
+
+
+def load_call():
+    from pokerbot.state import CALL
+
+    return CALL
+
+
+def test_preflop_cache_on_disk(blueprint, tmp_path, monkeypatch):
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path))
+    cfg = config("unsafe", 30, round0="solve", cache=True)
+    state = State.initial(blueprint.game)
+    first = Resolver(cfg, blueprint).decide(state)
+    files = list(tmp_path.glob("realtime-cache/*/*.npy"))
+    assert first.source == "solve" and len(files) == 1
+    again = Resolver(cfg, blueprint).decide(state)
+    assert again.source == "cache" and np.array_equal(again.probs, first.probs)
+
+
+def test_sampled_equity_is_exact_with_every_run_out():
+    from pokerbot.solver import build_tree, pot_fraction_menu
+    from pokerbot.solver.leaves import equity_table
+
+    tree = build_tree(load_game("nlfh-small"), pot_fraction_menu((1.0,), True, 1), depth_limit=0)
+    b = int(tree.board[tree.leaf_nodes[tree.leaf_equity][0]])
+    assert np.abs(sampled_equity(tree, b, 10**9, 0) - equity_table(tree, b)).max() < 1e-12
+    rough = sampled_equity(tree, b, 100, 0)
+    assert 0 < np.abs(rough - equity_table(tree, b)).mean() < 0.1
+
+
+def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
+    with pytest.raises(RealtimeConfigError, match="gadget"):
+        RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"gadget": "magic"}}})
+    with pytest.raises(RealtimeConfigError, match="unknown key"):
+        RealtimeConfig.from_dict({"blueprint": "x", "speed": 3})
+    with pytest.raises(RealtimeConfigError, match="no real-time config"):
+        RealtimeConfig.load(tmp_path / "missing.toml")
+    with pytest.raises(PokerbotError, match="config="):
+        make_agent(load_game("leduc-nl"))
+    assert RealtimeConfig.load("hunl-tiny").round(1).depth_limit == 0
+    assert hand_universe(load_game("hunl")).shape == (1326, 2)
+
+
+def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_path):
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent as make_spec_agent
+
+    path = tmp_path / "bp.npz"
+    blueprint.save(path)
+    game = blueprint.game
+    toml = tmp_path / "realtime-test.toml"
+    toml.write_text('name = "t"\nblueprint = "unused"\naction_time_limit = 5.0\n'
+                    '[round.0]\nmode = "blueprint"\n'
+                    '[round.1]\nmode = "solve"\ngadget = "resolve"\nalt = "blueprint"\niterations = 40\n'
+                    'min_iterations = 1\n')
+    agent = make_spec_agent(f"realtime.agent:make_agent?config={toml}&blueprint={path}", game, seed=1)
+    result = play_match(agent, make_spec_agent("random", game, seed=2), game, 30, seed=4, over_acpc=True,
+                        progress=False)
+    assert result.error is None and result.hands == 30
+    assert not result.extra.get("dealer_warnings") and not result.extra.get("repaired")
+    assert sum(1 for s in agent.stats if s["source"] == "solve") > 5
+
+
+@pytest.mark.slow
+def test_hunl_tiny_agent_plays_hands_by_spec():
+    from blueprint.storage import blueprint_dir
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent as make_spec_agent
+
+    if not (blueprint_dir("hunl-tiny") / "blueprint.npz").is_file():
+        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
+    game = load_game("hunl")
+    agent = make_spec_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=1)
+    result = play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)
+    assert result.hands == 4 and not result.extra.get("repaired")
+    sources = {s["source"] for s in agent.stats if s["round"] > 0}
+    assert sources & {"solve", "fallback"}
+
+
+@pytest.mark.slow
+def test_unsafe_agent_can_be_worse_than_a_good_blueprint_safe_cannot(blueprint):
+    """The negative control. From a near-equilibrium blueprint (CFR+ x300 of the abstract game, 5.6 mbb/g),
+    unsafe re-solving of round 1 (Bayes ranges the opponent need not respect) is several times more
+    exploitable; resolve stays within the subgame solves' tolerance."""
+    from pokerbot.solver import Solver
+    from realtime.exact import blueprint_from_strategy, eval_tree
+
+    tree = eval_tree(BlueprintPolicy(blueprint), 0, None)
+    solver = Solver(tree, "cfr+")
+    solver.run(300)
+    good = blueprint_from_strategy(blueprint, tree, solver.average_strategy())
+    base = blueprint_exploitability(BlueprintPolicy(good))
+    assert base < 10.0
+    safe = exploitability(Resolver(config("resolve", 400), good))
+    unsafe = exploitability(Resolver(config("unsafe", 400), good))
+    assert safe <= base + 0.5, (safe, base)
+    assert unsafe > base + 10.0, (unsafe, base)
+
+
+def test_the_real_off_tree_action_is_a_branch_and_the_policy_is_the_blueprint(blueprint):
+    from blueprint.agent import BlueprintAgent
+    from pokerbot.solver import build_tree
+    from pokerbot.state import raise_to
+    from realtime.subgame import SubgameMenu
+
+    game = blueprint.game
+    policy = BlueprintPolicy(blueprint)
+    start = State.initial(game)
+    assert raise_to(5) not in policy.actions(start)  # the tiny menu raises to pot (3) or all-in (20)
+    real = start.apply(raise_to(5))
+    menu = SubgameMenu(policy, real)
+    assert raise_to(5) in menu(start) and set(policy.actions(start)) <= set(menu(start))
+    uni = hand_universe(game)
+    tree = build_tree(game, menu, root=start, hands=(uni, uni))
+    node = find_node(tree, real)
+    assert node is not None and int(tree.player[node]) == 1
+    assert find_node(tree, start.apply(raise_to(7))) is None
+    # on the tree the policy is the blueprint agent's strategy for every hand
+    agent = BlueprintAgent(blueprint, seed=0)
+    actions, probs = policy.probabilities(start)
+    for h, hole in enumerate(uni):
+        view = MatchState(0, State.initial(game, hole_cards=[tuple(int(c) for c in hole), ()]))
+        agent.begin_hand(view)
+        got_actions, got = agent._decision(view)
+        assert got_actions == actions and np.allclose(got, probs[:, h])
