@@ -24,11 +24,15 @@ def run_demo(
     progress: bool = True,
     out: io.TextIOBase | None = None,
     report: str | Path | None = None,
+    realtime_hands: int = 0,
 ) -> dict[str, tuple[float, float]]:
     """Train/reuse the tiny blueprint, play ``hands`` duplicate hands against each opponent; print mbb/g ± 95% CI.
 
     With ``report`` (a folder) the matches run as a :mod:`evaluation.experiment`
     instead, with AIVAT, ACPC logs, ``results.csv``/``results.md`` and plots there.
+    Then, if ``realtime_hands`` > 0, the real-time agent (``configs/realtime-hunl-tiny.toml``)
+    plays that many duplicate hands against the blueprint and the call bot, with its
+    decision times (:func:`realtime.demo.run_demo`).
     Returns {opponent: (mbb/g, ci95)} from the blueprint's side.
     """
     from blueprint.agent import make_agent as make_blueprint_agent
@@ -42,7 +46,9 @@ def run_demo(
     results: dict[str, tuple[float, float]] = {}
     hands += hands % 2
     if report is not None:
-        return _report_demo(path, opponents, hands, seed, progress, out, Path(report))
+        results = _report_demo(path, opponents, hands, seed, progress, out, Path(report))
+        _realtime_demo(realtime_hands, seed, out)
+        return results
     for i, spec in enumerate(opponents):
         me = make_blueprint_agent(game, seed=2 * seed + 1, path=path)
         other = make_agent(spec, game, seed=2 * seed + 2 + i)
@@ -51,7 +57,20 @@ def run_demo(
         results[spec] = (rate.mbb, rate.ci95)
         print(f"  blueprint vs {spec:<8}: {rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI, {r.hands} duplicate "
               f"hands, {r.hands_per_second:,.0f} hands/s)", file=out)
+    _realtime_demo(realtime_hands, seed, out)
     return results
+
+
+def _realtime_demo(hands: int, seed: int, out: io.TextIOBase) -> None:
+    """A few hands of the real-time agent against the blueprint and the call bot, with timings."""
+    if hands <= 0:
+        return
+    from evaluation.match import play_match
+    from realtime.demo import run_demo as realtime_demo
+
+    print(f"the real-time agent (depth-limited nested re-solving on the tiny blueprint), {hands + hands % 2} "
+          f"duplicate hands against each opponent (a few seconds a hand):", file=out, flush=True)
+    realtime_demo(play_match, hands=hands, seed=seed, out=out)
 
 
 def _report_demo(path: str, opponents: tuple[str, ...], hands: int, seed: int, progress: bool, out: io.TextIOBase,

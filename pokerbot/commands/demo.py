@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--report", default=None, metavar="DIR",
                         help="play the matches as a `pokerbot eval` experiment (AIVAT, logs, tables, plots) "
                              "written to DIR (default: off, the quick matches)")
+    parser.add_argument("--realtime-hands", type=int, default=4,
+                        help="then duplicate hands of the real-time agent against the blueprint and the call bot, "
+                             "with its decision times; 0 skips it (default 4)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
 
 
@@ -35,6 +38,7 @@ def run(args: argparse.Namespace) -> int:
     count("--hands", args.hands, 2)
     seed("--seed", args.seed)
     count("--iterations", args.iterations)
+    count("--realtime-hands", args.realtime_hands, 0)
     agent_spec("--a", args.a)
     agent_spec("--b", args.b)
     progress = not args.no_progress
@@ -48,5 +52,6 @@ def run(args: argparse.Namespace) -> int:
     print(f"training (or resuming) the tiny HUNL blueprint to {args.iterations:,} MCCFR iterations "
           f"(about a minute the first time; the tiny card abstraction is built first if missing), "
           f"then {args.hands:,} duplicate hands against each baseline", flush=True)
-    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress, report=args.report)
+    run_demo(iterations=args.iterations, hands=args.hands, seed=args.seed, progress=progress, report=args.report,
+             realtime_hands=args.realtime_hands)
     return 0
