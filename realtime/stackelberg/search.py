@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import scipy.sparse as sp
 
-from pokerbot.efg.game import EfgError, Game
+from pokerbot.efg.game import TERMINAL, EfgError, Game
 from pokerbot.efg.sequence_form import check_strategy, to_behavioral, to_sequence, uniform_strategy
 from realtime.stackelberg.bounds import Bounds, Subgames, compute_bounds
 from realtime.stackelberg.milp import MilpResult, solve_milp
@@ -82,6 +82,35 @@ def _relative(tp_parent: np.ndarray, first: np.ndarray, counts: np.ndarray, info
         f, n = int(first[d]), int(counts[d])
         out[loc[f:f + n]] = beh[f:f + n] * out[loc[tp_parent[d]]]
     return out
+
+
+def _subtree_range(game: Game, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per node, the least and largest of ``values`` over the terminals below it."""
+    lo = np.where(game.player == TERMINAL, values, np.inf)
+    hi = np.where(game.player == TERMINAL, values, -np.inf)
+    order = np.argsort(-game.depth, kind="stable")
+    order = order[game.parent[order] >= 0]
+    for depth in np.unique(game.depth[order])[::-1]:
+        nodes = order[game.depth[order] == depth]
+        np.minimum.at(lo, game.parent[nodes], lo[nodes])
+        np.maximum.at(hi, game.parent[nodes], hi[nodes])
+    return lo, hi
+
+
+def _big_m(game: Game, blueprint: np.ndarray, subgames: Subgames | None, infosets: np.ndarray) -> np.ndarray:
+    """A valid big-M per follower infoset: a slack is the difference of two of the
+    infoset's action values, each at most its ω-mass (the leader playing to reach it)
+    times the payoff range below it."""
+    tp = game.treeplex(1)
+    nodes = np.flatnonzero(game.player == 1)
+    d = game.info[1].obs_decision[game.obs[1, nodes]]
+    entry = subgames.entry[nodes] if subgames is not None else np.zeros(len(nodes), dtype=np.int64)
+    weight = game.chance_reach[nodes] * blueprint[game.seq[0, entry]]
+    mass = np.bincount(d, weight, tp.num_infosets)
+    lo, hi = _subtree_range(game, game.payoff[:, 1])
+    spread = np.zeros(tp.num_infosets)
+    np.maximum.at(spread, d, hi[nodes] - lo[nodes])
+    return (spread * mass)[infosets] * 1.001 + 1e-12
 
 
 def sse_program(game: Game, blueprint: np.ndarray, response: FollowerResponse, subgames: Subgames | None = None,
@@ -190,17 +219,19 @@ def sse_program(game: Game, blueprint: np.ndarray, response: FollowerResponse, s
     v_parts.append(-g2[has])
     add(np.concatenate(r_parts), np.concatenate(c_parts), np.concatenate(v_parts), ns, 0.0, 0.0)
 
-    # (5) s_σ + M r2(σ) <= M
-    spread = float(u2.max() - u2.min()) if len(u2) else 0.0
-    big_m = max(spread * float(mass_w.sum()) * 1.01, 1e-9)
+    # (5) s_σ + M_σ r2(σ) <= M_σ, M_σ = spread of u2 below Inf(σ) times its largest ω-mass
+    big_m = _big_m(game, x, subgames, d2)[np.searchsorted(d2, seq_inf)]
     add(np.concatenate([np.arange(ns), np.arange(ns)]), np.concatenate([o_s + np.arange(ns), o_r2 + np.arange(1, n2)]),
-        np.concatenate([np.ones(ns), np.full(ns, big_m)]), ns, -np.inf, big_m)
+        np.concatenate([np.ones(ns), big_m]), ns, -np.inf, big_m)
     # (6), (7) p <= r2(σ2), p <= r1(σ1)
     pr = np.arange(npairs)
     add(np.concatenate([pr, pr]), np.concatenate([o_p + pr, o_r2 + k2[live]]),
         np.concatenate([np.ones(npairs), -np.ones(npairs)]), npairs, -np.inf, 0.0)
     add(np.concatenate([pr, pr]), np.concatenate([o_p + pr, o_r1 + k1[live]]),
         np.concatenate([np.ones(npairs), -np.ones(npairs)]), npairs, -np.inf, 0.0)
+    # p >= r1 + r2 - 1 (p = r1·r2 with r2 binary): redundant for the integers, tightens the relaxation
+    add(np.concatenate([pr, pr, pr]), np.concatenate([o_p + pr, o_r1 + k1[live], o_r2 + k2[live]]),
+        np.concatenate([np.ones(npairs), -np.ones(npairs), -np.ones(npairs)]), npairs, -1.0, np.inf)
     # (8) Σ p C^j = M(j)
     add(np.zeros(npairs, dtype=np.int64), o_p + pr, cm[live], 1, mass, mass)
 
