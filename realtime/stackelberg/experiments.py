@@ -21,6 +21,9 @@ import numpy as np
 
 from pokerbot.efg.game import Game
 from pokerbot.efg.general_sum_games import (
+    figure1,
+    figure2,
+    figure_subgame,
     goofspiel,
     goofspiel_subgame,
     label_subgames,
@@ -33,7 +36,7 @@ from pokerbot.efg.general_sum_games import (
 from pokerbot.efg.lp import maxmin
 from pokerbot.efg.sequence_form import to_sequence
 from realtime.stackelberg.bounds import Subgames
-from realtime.stackelberg.response import follower_response, matrix_sse
+from realtime.stackelberg.response import blueprint_rows, follower_response, matrix_sse
 from realtime.stackelberg.search import SearchResult, full_game_sse, safe_search
 
 Progress = Callable[[Iterable[int]], Iterable[int]]
@@ -173,3 +176,26 @@ def two_stage_row(n: int, games: int, m: int, kappa: float, seeds: Iterable[int]
         fu.append(sse.leader_value)
     return TwoStageRow(n, games, m, kappa, len(bp), float(np.mean(bp)), float(np.mean(se)), float(np.mean(fu)),
                        t_search, t_full, hits)
+
+
+# --- Figures 1 and 2 -------------------------------------------------------------------------
+
+
+def figure_rows() -> dict[str, dict[str, float]]:
+    """The counterexamples' numbers: blueprint, naive search, safe search (α = 1/2),
+    the whole-game SSE; for Fig. 2 also naive search in the left subgame only."""
+    out = {}
+    for name, build in (("figure 1", figure1), ("figure 2", figure2)):
+        game = build()
+        labels = label_subgames(game, figure_subgame)
+        subs = Subgames(game, labels)
+        x = blueprint_rows(game, 0)
+        naive = safe_search(subs, x, naive=True)
+        row = {"blueprint": naive.blueprint_value, "naive search": naive.leader_value,
+               "safe search": safe_search(subs, x).leader_value}
+        if name == "figure 2":
+            left = Subgames(game, np.where(labels == 0, 0, -1))
+            row["naive search, left only"] = safe_search(left, x, naive=True).leader_value
+        row["whole-game SSE"] = full_game_sse(game).leader_value
+        out[name] = row
+    return out

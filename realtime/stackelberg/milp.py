@@ -48,6 +48,27 @@ class MilpResult:
         return self.status == "time limit"
 
 
+def _quiet_highs() -> object:
+    """A ``highspy.Highs`` with logging off; its constructor prints a banner straight to
+    file descriptor 1, which is muted for the call."""
+    import os
+    import sys
+
+    import highspy
+
+    sys.stdout.flush()
+    saved = os.dup(1)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 1)
+            h = highspy.Highs()
+    finally:
+        os.dup2(saved, 1)
+        os.close(saved)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 def solve_milp(
     c: np.ndarray,
     a: sp.spmatrix,
@@ -88,8 +109,7 @@ def solve_milp(
     lp.a_matrix_.value_ = a.data.astype(np.float64)
     lp.sense_ = highspy.ObjSense.kMaximize if maximize else highspy.ObjSense.kMinimize
     lp.integrality_ = [highspy.HighsVarType.kInteger if k else highspy.HighsVarType.kContinuous for k in integer]
-    h = highspy.Highs()
-    h.setOptionValue("output_flag", False)
+    h = _quiet_highs()
     h.setOptionValue("threads", 1)
     h.setOptionValue("primal_feasibility_tolerance", FEASIBILITY_TOLERANCE)
     h.setOptionValue("mip_feasibility_tolerance", FEASIBILITY_TOLERANCE)
