@@ -67,3 +67,15 @@ def test_table2_goofspiel4_search_never_below_the_blueprint() -> None:
     row = goofspiel_row(4, 3, time_limit=5.0)
     assert row.subgames == 64
     assert row.search >= row.blueprint - 1e-9
+
+
+def test_command_prints_the_figures_and_rejects_bad_arguments(capsys: pytest.CaptureFixture[str]) -> None:
+    from pokerbot.cli import main
+
+    assert main(["stackelberg", "figures"]) == 0
+    out = capsys.readouterr().out
+    assert "figure 1: blueprint 1.5000, naive search 0.5000" in out and "load average" in out
+    for bad, words in ((["tablex"], "unknown table"), (["table3", "--rule", "house"], "--rule"),
+                       (["table1", "--table1-sizes", "10by10"], "--table1-sizes"), (["table2", "--depths", "7"], "--depths")):
+        assert main(["stackelberg", *bad]) == 1
+        assert words in capsys.readouterr().err
