@@ -134,3 +134,17 @@ def test_time_limit_is_reported_not_raised() -> None:
     subs = Subgames(g, label_subgames(g, two_stage_subgame))
     with pytest.raises(EfgError, match="out of range"):
         sse_program(g, x, follower_response(g.sequence_form, x), subs, subs.count)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("alpha", [0.0, 1.0])
+def test_safety_invariant_on_raked_leduc_with_random_blueprints(alpha: float) -> None:
+    """Leduc's subgames open with a leader move before the follower's heads (the paper's
+    general case); time-limited MILPs keep at least the blueprint's objective."""
+    from pokerbot.efg.general_sum_games import leduc_subgame, raked_leduc
+
+    g = raked_leduc(2, 0.1, "paper")
+    subs = Subgames(g, label_subgames(g, leduc_subgame))
+    x = _random_blueprint(g, np.random.default_rng(0))
+    res = safe_search(subs, x, alpha=alpha, time_limit=2.0)
+    assert res.leader_value >= res.blueprint_value - 1e-7

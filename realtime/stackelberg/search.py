@@ -84,6 +84,25 @@ def _relative(tp_parent: np.ndarray, first: np.ndarray, counts: np.ndarray, info
     return out
 
 
+_SPREAD_CACHE: dict[int, tuple[Game, np.ndarray]] = {}
+
+
+def _follower_spread(game: Game) -> np.ndarray:
+    """Per follower infoset, the range of her payoffs below it (remembered per game:
+    safe search asks once per subgame)."""
+    hit = _SPREAD_CACHE.get(id(game))
+    if hit is None or hit[0] is not game:
+        nodes = np.flatnonzero(game.player == 1)
+        d = game.info[1].obs_decision[game.obs[1, nodes]]
+        lo, hi = _subtree_range(game, game.payoff[:, 1])
+        spread = np.zeros(game.treeplex(1).num_infosets)
+        np.maximum.at(spread, d, hi[nodes] - lo[nodes])
+        hit = (game, spread)
+        _SPREAD_CACHE.clear()  # one game at a time is enough
+        _SPREAD_CACHE[id(game)] = hit
+    return hit[1]
+
+
 def _subtree_range(game: Game, values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Per node, the least and largest of ``values`` over the terminals below it."""
     lo = np.where(game.player == TERMINAL, values, np.inf)
@@ -107,10 +126,7 @@ def _big_m(game: Game, blueprint: np.ndarray, subgames: Subgames | None, infoset
     entry = subgames.entry[nodes] if subgames is not None else np.zeros(len(nodes), dtype=np.int64)
     weight = game.chance_reach[nodes] * blueprint[game.seq[0, entry]]
     mass = np.bincount(d, weight, tp.num_infosets)
-    lo, hi = _subtree_range(game, game.payoff[:, 1])
-    spread = np.zeros(tp.num_infosets)
-    np.maximum.at(spread, d, hi[nodes] - lo[nodes])
-    return (spread * mass)[infosets] * 1.001 + 1e-12
+    return (_follower_spread(game) * mass)[infosets] * 1.001 + 1e-12
 
 
 def sse_program(game: Game, blueprint: np.ndarray, response: FollowerResponse, subgames: Subgames | None = None,
