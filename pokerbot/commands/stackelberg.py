@@ -1,0 +1,144 @@
+"""``pokerbot stackelberg``: reproduce the tables of Ling & Brown's safe Stackelberg search."""
+
+from __future__ import annotations
+
+import argparse
+
+from pokerbot.errors import PokerbotError
+
+HELP = "safe search for Stackelberg equilibria: the paper's toy games and Tables 1-4, measured here"
+
+TABLES = ("figures", "table1", "table2", "table3", "table4")
+
+#: The printed numbers (reading notes §3.4), shown beside the measured ones.
+PAPER_TABLE3 = {3: (-0.1738, -0.1686, -0.1335), 4: (-0.1905, -0.1862, -0.1882), 5: (-0.2028, -0.2003, -0.2028),
+                6: (-0.1832, -0.1780, -0.1832), 8: (-0.1670, -0.1609, None)}
+PAPER_TABLE2 = {(4, 2): 3.02, (4, 3): 3.07}
+PAPER_TABLE1 = {(2, 2, 2, 0.0): (1.2945, 1.4472, 1.4778), (2, 2, 2, 0.1): (1.2945, 1.4477, 1.4779),
+                (2, 2, 2, 0.9): (1.2951, 1.4519, 1.4790), (2, 10, 10, 0.0): (1.1684, 1.6179, 1.6186),
+                (2, 10, 10, 0.1): (1.1689, 1.6180, 1.6186), (2, 10, 10, 0.9): (1.1723, 1.6183, 1.6190)}
+PAPER_TABLE4_BETA = {1.0: -0.186, 2.0: -0.182, 4.0: -0.178, 8.0: -0.212, 16.0: -0.212}
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("tables", nargs="*", default=["figures"],
+                        help=f"which to reproduce, any of {', '.join(TABLES)} (default: figures)")
+    parser.add_argument("--ranks", default="3", help="table3: Leduc rank counts, comma-separated (default 3)")
+    parser.add_argument("--rule", default="code,paper",
+                        help="table3/4: rake rules, 'code' (authors' generator) and/or 'paper' (default both)")
+    parser.add_argument("--subgame-time", type=float, default=None,
+                        help="seconds per subgame MILP (default: the paper's: 5 Goofspiel, 100 two-stage, 200 Leduc)")
+    parser.add_argument("--full-time", type=float, default=0.0,
+                        help="seconds for the whole-game MILP warm-started from the blueprint; table3: "
+                             "default 0 skips that column; table1: default 0 means the paper's 1000 s")
+    parser.add_argument("--seeds", type=int, default=10, help="table1: games per setting (default 10, as the paper)")
+    parser.add_argument("--table1-sizes", default="2x2,10x10",
+                        help="table1: M x m settings with n = 2 (default 2x2,10x10: the first rows)")
+    parser.add_argument("--depths", default="2,3", help="table2: subgame depths m for Goofspiel n = 4 (default 2,3)")
+    parser.add_argument("--betas", default="1,2,4,8,16", help="table4: β values on Leduc (default 1,2,4,8,16)")
+    parser.add_argument("--table4-ranks", type=int, default=4, help="table4: Leduc ranks (default 4, the paper's)")
+
+
+def _floats(text: str, what: str) -> list[float]:
+    try:
+        return [float(t) for t in text.split(",") if t.strip()]
+    except ValueError as e:
+        raise PokerbotError(f"{what} must be comma-separated numbers, got {text!r}") from e
+
+
+def _validate(args: argparse.Namespace) -> None:
+    bad = [t for t in args.tables if t not in TABLES]
+    if bad:
+        raise PokerbotError(f"unknown table {bad[0]!r}: choose from {', '.join(TABLES)}")
+    ranks = _floats(args.ranks, "--ranks")
+    if any(r < 2 or r != int(r) for r in ranks):
+        raise PokerbotError(f"--ranks must be integers >= 2, got {args.ranks!r}")
+    rules = [r.strip() for r in args.rule.split(",") if r.strip()]
+    if not rules or any(r not in ("code", "paper") for r in rules):
+        raise PokerbotError(f"--rule must list 'code' and/or 'paper', got {args.rule!r}")
+    if args.subgame_time is not None and args.subgame_time <= 0:
+        raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
+    if args.full_time < 0 or args.seeds < 1:
+        raise PokerbotError("--full-time must be >= 0 and --seeds >= 1")
+    for size in args.table1_sizes.split(","):
+        parts = size.lower().split("x")
+        if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+            raise PokerbotError(f"--table1-sizes entries look like 10x10, got {size!r}")
+    if any(d < 1 or d > 4 or d != int(d) for d in _floats(args.depths, "--depths")):
+        raise PokerbotError(f"--depths must be integers in 1..4, got {args.depths!r}")
+    if any(b < 0 for b in _floats(args.betas, "--betas")):
+        raise PokerbotError(f"--betas must be non-negative, got {args.betas!r}")
+
+
+def _load() -> str:
+    import os
+
+    return "load average " + ", ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def _fmt(v: float | None, digits: int = 4) -> str:
+    return "   n/a " if v is None else f"{v:+.{digits}f}"
+
+
+def run(args: argparse.Namespace) -> int:
+    _validate(args)
+    import time
+
+    from realtime.stackelberg import experiments as ex
+
+    rules = [r.strip() for r in args.rule.split(",") if r.strip()]
+    for table in args.tables:
+        t0 = time.perf_counter()
+        print(f"== {table} ({_load()})")
+        if table == "figures":
+            for name, row in ex.figure_rows().items():
+                print(f"{name}: " + ", ".join(f"{k} {v:.4f}" for k, v in row.items()))
+        elif table == "table1":
+            limit = args.subgame_time or 100.0
+            print(f"{'n':>2} {'M':>3} {'m':>3} {'κ':>4} | blueprint  search  full-game | paper (bp, search, full) | "
+                  "seconds search / full, full-game limits hit")
+            for size in args.table1_sizes.split(","):
+                games, m = (int(p) for p in size.lower().split("x"))
+                for kappa in (0.0, 0.1, 0.9):
+                    r = ex.two_stage_row(2, games, m, kappa, range(args.seeds), time_limit=limit,
+                                         full_time_limit=args.full_time or 1000.0)
+                    paper = PAPER_TABLE1.get((2, games, m, kappa))
+                    ptxt = ", ".join(f"{p:.4f}" for p in paper) if paper else "-"
+                    print(f"{2:>2} {games:>3} {m:>3} {kappa:>4} | {r.blueprint:.4f} {r.search:.4f} {r.full:.4f} | "
+                          f"{ptxt} | {r.seconds_search:.1f} / {r.seconds_full:.1f}, {r.full_limits_hit}/{r.instances}")
+        elif table == "table2":
+            limit = args.subgame_time or 5.0
+            setup = ex.goofspiel_setup(4)
+            print(f"Goofspiel n=4 (|Σ|, |I|) = ({setup[0].treeplex(0).num_seqs}, {setup[0].treeplex(0).num_infosets})"
+                  f" per player; blueprint set up in {time.perf_counter() - t0:.1f} s")
+            for depth in (int(d) for d in _floats(args.depths, "--depths")):
+                r = ex.goofspiel_row(4, depth, limit, setup=setup)
+                print(f"m={depth}: {r.subgames} subgames, blueprint {r.blueprint:.4f}, search {r.search:.4f} "
+                      f"(paper {PAPER_TABLE2.get((4, depth), float('nan')):.2f}); {r.seconds:.1f} s, "
+                      f"max {r.max_subgame_seconds:.1f} s/subgame, {r.limits_hit} hit the {limit:g} s limit")
+        elif table == "table3":
+            limit = args.subgame_time or 200.0
+            full = args.full_time or None
+            print(f"{'n':>2} {'rule':>5} {'#Σ':>6} {'#I':>6} | blueprint  search   full | paper bp, search, full | "
+                  "seconds (search, max/subgame, limits hit; full)")
+            for n in (int(r) for r in _floats(args.ranks, "--ranks")):
+                for rule in rules:
+                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full)
+                    paper = PAPER_TABLE3.get(n, (None, None, None))
+                    ft = f"{r.full_seconds:.0f} s {r.full_status}" if r.full_seconds is not None else "skipped"
+                    print(f"{n:>2} {rule:>5} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
+                          f"{_fmt(r.full)} | {', '.join(_fmt(p) for p in paper)} | {r.search_seconds:.0f} s, "
+                          f"{r.max_subgame_seconds:.0f} s, {r.limits_hit}/{r.subgames}; {ft}")
+        else:
+            limit = args.subgame_time or 200.0
+            n = args.table4_ranks
+            for rule in rules:
+                setup = ex.leduc_setup(n, rule)
+                for beta in _floats(args.betas, "--betas"):
+                    r = ex.leduc_row(n, rule, beta=beta, time_limit=limit, setup=setup)
+                    verdict = "safe" if r.search >= r.blueprint - 1e-9 else "UNSAFE"
+                    print(f"Leduc n={n} {rule}: β={beta:g} search {r.search:+.4f} vs blueprint {r.blueprint:+.4f} "
+                          f"({verdict}; paper {PAPER_TABLE4_BETA.get(beta, float('nan')):+.3f}); "
+                          f"{r.search_seconds:.0f} s, {r.limits_hit}/{r.subgames} limits hit")
+        print(f"-- {table}: {time.perf_counter() - t0:.1f} s ({_load()})", flush=True)
+    return 0
