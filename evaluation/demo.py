@@ -47,7 +47,7 @@ def run_demo(
     hands += hands % 2
     if report is not None:
         results = _report_demo(path, opponents, hands, seed, progress, out, Path(report))
-        _realtime_demo(realtime_hands, seed, out)
+        _realtime_demo(realtime_hands, seed, out, path)
         return results
     for i, spec in enumerate(opponents):
         me = make_blueprint_agent(game, seed=2 * seed + 1, path=path)
@@ -57,12 +57,12 @@ def run_demo(
         results[spec] = (rate.mbb, rate.ci95)
         print(f"  blueprint vs {spec:<8}: {rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI, {r.hands} duplicate "
               f"hands, {r.hands_per_second:,.0f} hands/s)", file=out)
-    _realtime_demo(realtime_hands, seed, out)
+    _realtime_demo(realtime_hands, seed, out, path)
     return results
 
 
-def _realtime_demo(hands: int, seed: int, out: io.TextIOBase) -> None:
-    """A few hands of the real-time agent against the blueprint and the call bot, with timings."""
+def _realtime_demo(hands: int, seed: int, out: io.TextIOBase, blueprint: str) -> None:
+    """A few hands of the real-time agent on ``blueprint`` against it and the call bot, with timings."""
     if hands <= 0:
         return
     from evaluation.match import play_match
@@ -70,7 +70,7 @@ def _realtime_demo(hands: int, seed: int, out: io.TextIOBase) -> None:
 
     print(f"the real-time agent (depth-limited nested re-solving on the tiny blueprint), {hands + hands % 2} "
           f"duplicate hands against each opponent (a few seconds a hand):", file=out, flush=True)
-    realtime_demo(play_match, hands=hands, seed=seed, out=out)
+    realtime_demo(play_match, hands=hands, seed=seed, out=out, blueprint=blueprint)
 
 
 def _report_demo(path: str, opponents: tuple[str, ...], hands: int, seed: int, progress: bool, out: io.TextIOBase,

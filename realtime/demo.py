@@ -53,12 +53,14 @@ def run_demo(
     config: str = "hunl-tiny",
     seed: int = 0,
     out: io.TextIOBase | None = None,
+    blueprint: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Play ``hands`` duplicate hands (rounded up to even) against each opponent; print results and timings.
 
     ``opponents``: ``"blueprint"`` (the agent's own blueprint) or a baseline name of
     :func:`pokerbot.bots.make_agent`. Returns, per opponent, ``mbb``, ``ci95``, ``seconds``
-    and the per-round ``timing`` of :func:`timing_summary`.
+    and the per-round ``timing`` of :func:`timing_summary`. ``blueprint`` (a file or run name)
+    replaces the config's blueprint, for the agent and for the ``"blueprint"`` opponent.
     """
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
@@ -67,11 +69,12 @@ def run_demo(
     out = out if out is not None else sys.stdout
     game = load_game("hunl")
     cfg = RealtimeConfig.load(config)
+    blueprint = blueprint or cfg.blueprint
     results: dict[str, dict[str, Any]] = {}
     hands += hands % 2
     for i, name in enumerate(opponents):
-        agent = make_agent(f"realtime.agent:make_agent?config={config}", game, seed=seed + i)
-        spec = f"blueprint.agent:make_agent?path={cfg.blueprint}" if name == "blueprint" else name
+        agent = make_agent(f"realtime.agent:make_agent?config={config}&blueprint={blueprint}", game, seed=seed + i)
+        spec = f"blueprint.agent:make_agent?path={blueprint}" if name == "blueprint" else name
         opponent = make_agent(spec, game, seed=seed + 100 + i)
         start = time.perf_counter()
         result = play_match(agent, opponent, game, hands, seed=seed + i, duplicate=True, progress=False)

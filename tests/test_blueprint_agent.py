@@ -284,10 +284,12 @@ def test_demo_command_trains_then_plays_every_baseline(tmp_path: Path, monkeypat
     from pokerbot.cli import main
 
     monkeypatch.setattr("blueprint.demo.Trainer", lambda cfg: Trainer(cfg, directory=tmp_path))
-    assert main(["demo", "--iterations", "20000", "--hands", "20", "--no-progress"]) == 0
+    assert main(["demo", "--iterations", "20000", "--hands", "20", "--realtime-hands", "2", "--no-progress"]) == 0
     out = capsys.readouterr().out
     assert "20,000 iterations" in out
     for opponent in ("random", "call", "raise", "equity"):
         assert f"blueprint vs {opponent}" in out
     assert out.count("mbb/g (95% CI") == 4
+    for opponent in ("blueprint", "call"):  # the real-time agent on the blueprint just trained
+        assert f"realtime vs {opponent}:" in out and "median decision" in out
     assert (tmp_path / "blueprint.npz").is_file()
