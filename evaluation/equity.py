@@ -29,6 +29,7 @@ from numba import njit
 
 from pokerbot.evaluator import eval_cards
 from pokerbot.gamedef import GameDef
+from pokerbot.solver.tree import hand_list
 
 #: Enumerate the run-outs exactly up to this many (a HUNL flop has 990 or 1,081; preflop is sampled).
 MAX_EXACT_RUNOUTS = 5_000
@@ -146,8 +147,6 @@ def hand_equities(
 @lru_cache(maxsize=16)
 def all_hands(game: GameDef) -> np.ndarray:
     """Every hole-card combination of ``game`` (rows of ``num_hole_cards`` cards, high card first)."""
-    cards = sorted(game.deck(), reverse=True)
-    combos = list(itertools.combinations(cards, game.num_hole_cards))
-    out = np.array(combos, dtype=np.int64).reshape(len(combos), game.num_hole_cards)
+    out = hand_list(game).astype(np.int64)
     out.setflags(write=False)
     return out

@@ -28,7 +28,7 @@ import numpy as np
 from blueprint.mapping import TreeMapper
 from blueprint.model import Blueprint, PresetCards, make_cards
 from pokerbot.gamedef import GameDef
-from pokerbot.solver.tree import CHANCE, DECISION, PublicTree, action_text
+from pokerbot.solver.tree import CHANCE, DECISION, PublicTree, action_text, hand_list
 from pokerbot.state import Action, State
 
 
@@ -39,9 +39,7 @@ def hand_universe(game: GameDef) -> np.ndarray:
 
 @lru_cache(maxsize=8)
 def _universe(game: GameDef) -> np.ndarray:
-    cards = sorted(game.deck(), reverse=True)
-    combos = list(itertools.combinations(cards, game.num_hole_cards))
-    out = np.array(combos, dtype=np.int32).reshape(len(combos), game.num_hole_cards)
+    out = hand_list(game)
     out.setflags(write=False)
     return out
 

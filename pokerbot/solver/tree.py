@@ -39,7 +39,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -357,8 +357,10 @@ class PublicTree:
         return own + arrays_per_slot * itemsize * self.num_slots
 
 
-def _hand_list(game: GameDef, exclude: set[int]) -> np.ndarray:
-    cards = [c for c in sorted(game.deck(), reverse=True) if c not in exclude]
+def hand_list(game: GameDef, exclude: Collection[int] = ()) -> np.ndarray:
+    """Every hole-card combination of ``game`` using no card of ``exclude``, in the solver's hand order
+    (cards high to low): ``int32`` rows of ``num_hole_cards`` cards."""
+    cards = [c for c in sorted(game.deck(), reverse=True) if c not in set(exclude)]
     combos = list(itertools.combinations(cards, game.num_hole_cards))
     return np.array(combos, dtype=np.int32).reshape(len(combos), game.num_hole_cards)
 
@@ -434,7 +436,7 @@ def build_tree(
     root_cards = {c for g in root_board for c in g}
     k = game.num_hole_cards
     if hands is None:
-        h = _hand_list(game, root_cards)
+        h = hand_list(game, root_cards)
         hand_lists = (h, h.copy())
     else:
         hand_lists = tuple(np.sort(np.asarray(x, dtype=np.int32).reshape(-1, k), axis=1)[:, ::-1].copy() for x in hands)  # type: ignore[assignment]
