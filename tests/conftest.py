@@ -62,3 +62,26 @@ def tiny_card_abstraction():  # type: ignore[no-untyped-def]
     from abstraction.buckets import load_abstraction
 
     return load_abstraction("tiny", build_if_missing=True, progress=False)
+
+
+@pytest.fixture(scope="session")
+def hunl_tiny_home(tmp_path_factory, tiny_card_abstraction: object) -> Path:
+    """A ``$POKERBOT_HOME`` with a short ``hunl-tiny`` blueprint and its ``hunl-tiny-bias`` set (seconds).
+
+    The card abstraction is linked from the real home (built once by ``tiny_card_abstraction``); the
+    blueprint is trained here, so the tests neither need ``pokerbot demo`` first nor touch the user's cache.
+    """
+    from abstraction.buckets import cache_dir
+    from blueprint.config import BlueprintConfig
+    from blueprint.continuation import build_bias_set
+    from blueprint.model import Blueprint
+    from blueprint.trainer import Trainer
+
+    home = tmp_path_factory.mktemp("pokerbot-home")
+    (home / "abstraction").symlink_to((cache_dir() / "abstraction").resolve(), target_is_directory=True)
+    directory = home / "blueprints" / "hunl-tiny"
+    Trainer(BlueprintConfig(name="hunl-tiny", game="hunl", cards="tiny", actions="tiny", iterations=20_000,
+                            dtype="float32", chunk=10_000), directory=directory).train(progress=False)
+    bp = Blueprint.load(directory / "blueprint.npz")
+    build_bias_set(home / "leaves" / "hunl-tiny-bias", "hunl-tiny-bias", bp.tree, bp.strategy, bp.tree.signature())
+    return home

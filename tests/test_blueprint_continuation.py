@@ -142,13 +142,10 @@ def test_self_generated_values_beat_a_single_value_on_no_limit_leduc() -> None:
     assert result[4] < 0.5 * result[1], result  # measured: K=1 42.6, K=2 12.9, K=3 0.43, K=4 0.41 mbb/g (blueprint 0.30)
 
 
-def test_leaves_command_builds_and_resumes_a_bias_set(tmp_path) -> None:
-    from blueprint.storage import blueprint_dir
-
-    if not (blueprint_dir("hunl-tiny") / "blueprint.npz").is_file():
-        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
+def test_leaves_command_builds_and_resumes_a_bias_set(tmp_path, hunl_tiny_home) -> None:
     cfg = tmp_path / "ok.toml"
-    cfg.write_text('[leaves]\nname = "t"\nblueprint = "hunl-tiny"\nk = 4\nfactor = 10.0\n')
+    blueprint = hunl_tiny_home / "blueprints" / "hunl-tiny" / "blueprint.npz"
+    cfg.write_text(f'[leaves]\nname = "t"\nblueprint = "{blueprint}"\nk = 4\nfactor = 10.0\n')
     cmd = [sys.executable, "-m", "pokerbot", "leaves", "build", str(cfg), "--dir", str(tmp_path / "set"), "--no-progress"]
     first = subprocess.run(cmd, capture_output=True, text=True)
     assert first.returncode == 0, first.stderr

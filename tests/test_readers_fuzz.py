@@ -10,7 +10,6 @@ replaced) and the reader must either read it or raise a
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 from collections.abc import Callable
@@ -40,7 +39,7 @@ def _trainer(directory: Path):  # type: ignore[no-untyped-def]
 
 
 @pytest.fixture(scope="module")
-def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def samples(tmp_path_factory: pytest.TempPathFactory, tiny_card_abstraction: object) -> dict[str, Path]:
     """One valid file of every kind, written by the project's own writers."""
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
@@ -64,15 +63,11 @@ def samples(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     files["blueprint"] = d / "run" / "blueprint.npz"
     play_match(make_agent("random", game, seed=1), make_agent("call", game, seed=2), game, 5, 0,
                log_path=files["log"], progress=False)
-    real = Path(os.environ.get("POKERBOT_HOME") or Path.home() / ".cache" / "pokerbot")
     from abstraction.buckets import artifact_dir
 
-    with pytest.MonkeyPatch.context() as mp:
-        mp.setenv("POKERBOT_HOME", str(real))
-        tiny = artifact_dir("tiny")
-    if (tiny / "manifest.json").is_file():
-        files["manifest"] = tiny / "manifest.json"
-        files["table"] = tiny / "table_1.npy"
+    tiny = artifact_dir("tiny")  # built by the tiny_card_abstraction fixture
+    files["manifest"] = tiny / "manifest.json"
+    files["table"] = tiny / "table_1.npy"
     return files
 
 
@@ -162,8 +157,6 @@ KINDS = ["game", "config", "strategy", "solver-checkpoint", "train-checkpoint", 
 @given(how=damage(), n=st.integers(0, 10**9))
 def test_a_damaged_file_is_refused_with_a_typed_error(kind: str, how: Callable[[bytes], bytes], n: int,
                                                         samples: dict[str, Path], tmp_path: Path) -> None:
-    if kind not in samples:
-        pytest.skip("the tiny card abstraction is not built here")
     data = how(samples[kind].read_bytes())
     path = tmp_path / f"{n}-{kind}{samples[kind].suffix}"  # a fresh name: load_game caches by path
     path.write_bytes(data)
@@ -178,8 +171,6 @@ def test_a_damaged_file_is_refused_with_a_typed_error(kind: str, how: Callable[[
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_valid_samples_read(kind: str, samples: dict[str, Path], tmp_path: Path) -> None:
     """The undamaged files read (so the damaged ones are refused for their damage)."""
-    if kind not in samples:
-        pytest.skip("the tiny card abstraction is not built here")
     read(kind, samples[kind], samples, tmp_path)
 
 
@@ -187,8 +178,6 @@ def test_a_bucket_out_of_range_is_refused(samples: dict[str, Path], tmp_path: Pa
     """One field changed, the format intact: a flop bucket beyond the round's count."""
     import numpy as np
 
-    if "table" not in samples:
-        pytest.skip("the tiny card abstraction is not built here")
     table = np.load(samples["table"])
     table[7] = 200
     bad = tmp_path / "table_1.npy"

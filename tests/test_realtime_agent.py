@@ -190,13 +190,11 @@ def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_
 
 
 @pytest.mark.slow
-def test_hunl_tiny_agent_plays_hands_by_spec():
-    from blueprint.storage import blueprint_dir
+def test_hunl_tiny_agent_plays_hands_by_spec(hunl_tiny_home, monkeypatch):
     from evaluation.match import play_match
     from pokerbot.bots import make_agent as make_spec_agent
 
-    if not (blueprint_dir("hunl-tiny") / "blueprint.npz").is_file():
-        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
     game = load_game("hunl")
     agent = make_spec_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=1)
     result = play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)

@@ -12,15 +12,11 @@ from pokerbot.state import CALL, State, raise_to
 
 
 @pytest.fixture(scope="module")
-def setup():
+def setup(hunl_tiny_home):
     from blueprint.continuation import bias_strategies
     from blueprint.model import Blueprint
-    from blueprint.storage import blueprint_dir
 
-    path = blueprint_dir("hunl-tiny") / "blueprint.npz"
-    if not path.is_file():
-        pytest.skip("needs the hunl-tiny blueprint: run `pokerbot demo` first")
-    bp = Blueprint.load(path)
+    bp = Blueprint.load(hunl_tiny_home / "blueprints" / "hunl-tiny" / "blueprint.npz")
     game = load_game("hunl")
     root = State.initial(game).apply(raise_to(300)).apply(CALL).with_cards(board_cards=parse_cards("Ks7h2c"))
     tree = build_tree(game, PotFractionMenu((1.0,), True, 1), root=root, depth_limit=0)

@@ -148,7 +148,7 @@ def test_data_generation_resumes_and_refuses_other_options(ctx, tmp_path) -> Non
     assert len(data["x"]) == len(x)
 
 
-def test_hunl_flop_subgame_with_network_leaves(tmp_path) -> None:
+def test_hunl_flop_subgame_with_network_leaves(tmp_path, hunl_tiny_home, monkeypatch) -> None:
     """The whole hold'em path on one sampled subgame: data (rollouts), a short training, the factory."""
     from blueprint.continuation import leaves_dir, load_set
     from blueprint.model import Blueprint
@@ -159,9 +159,8 @@ def test_hunl_flop_subgame_with_network_leaves(tmp_path) -> None:
     from pokerbot.state import CALL, State, raise_to
     from realtime.network_leaves import make_leaf_evaluator
 
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
     path = blueprint_dir("hunl-tiny") / "blueprint.npz"
-    if not path.is_file() or not (leaves_dir("hunl-tiny-bias") / "manifest.json").is_file():
-        pytest.skip("needs the hunl-tiny blueprint and its bias set (pokerbot demo; pokerbot leaves build leaves-hunl-tiny)")
     cfg = DataConfig(name="h", source="holdem", subgames=2, shards=1, workers=0, menus=[[1.0]], max_raises=1,
                      rollouts=1)
     manifest = generate(cfg, FeatureSpec(), tmp_path / "data")
