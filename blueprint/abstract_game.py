@@ -132,7 +132,8 @@ class AbstractGame:
             raise AbstractGameError(f"blueprints are heads-up; the game has {game.num_players} players")
         if len(num_buckets) != game.num_rounds:
             raise AbstractGameError(f"need one bucket count per round ({game.num_rounds}), got {list(num_buckets)}")
-        tree = betting_tree(State.initial(game), menu or legal_menu, error=AbstractGameError, max_nodes=None)
+        tree = betting_tree(State.initial(game), menu or legal_menu, error=AbstractGameError, max_nodes=None,
+                            strings=False)
         kind: list[int] = []
         player: list[int] = []
         rnd: list[int] = []
