@@ -303,7 +303,7 @@ def menu_from_spec(spec: str) -> BetMenuFn:
     try:
         if parts[0] != "pot":
             raise ValueError
-        body = [p for p in parts[1:] if not p.split("=", 1)[0] in ("all_in", "max_raises", "all_in_after_cap")]
+        body = [p for p in parts[1:] if p.split("=", 1)[0] not in ("all_in", "max_raises", "all_in_after_cap")]
         opts = dict(p.split("=", 1) for p in parts[1:] if p not in body)
         fractions: Sequence[float] | dict[int, list[tuple[float, ...]]]
         if len(body) == 1 and "=" not in body[0]:
