@@ -1,8 +1,13 @@
 """The abstract game: a GameDef's betting tree under a bet menu, flattened into arrays.
 
-Nodes are numbered as they are created, root 0, children after their parent. Every node has
+The betting is enumerated by :func:`pokerbot.betting_tree.betting_tree`, the same
+enumeration the solver's public trees are built from (this layout drops its
+chance nodes: card buckets stand for the cards). Nodes are numbered as they are
+created, root 0, children after their parent. Every node has
 
-* ``kind``: ``DECISION``, ``FOLD`` (``player`` = who folded) or ``SHOWDOWN``;
+* ``kind``: ``DECISION``, ``FOLD_NODE`` (``player`` = who folded) or ``SHOWDOWN``,
+  numbered as in :mod:`pokerbot.betting_tree` (blueprint files and
+  :meth:`AbstractGame.signature` keep their own codes 0 / 1 / 2, see ``STORED_KIND``);
 * ``player`` (the actor at a decision node), ``round``;
 * ``num_actions`` and ``first_child``: its children are
   ``child[first_child : first_child + num_actions]``, the actions leading to them
@@ -14,6 +19,9 @@ An information set is (decision node, card bucket of the actor in that round);
 its ``A`` values live at ``base[n] + bucket * A + a``. So the arrays hold
 ``sum(num_buckets[round[n]] * num_actions[n])`` numbers, with no hashing.
 
+Bet menus are :mod:`pokerbot.menus`'s (``legal_menu`` and ``pot_allin_menu``
+below are two of them).
+
 >>> from pokerbot.gamedef import load_game
 >>> g = AbstractGame.build(load_game("kuhn"), num_buckets=(3,))
 >>> g.num_decision_nodes, g.num_infosets, g.num_slots
@@ -22,19 +30,25 @@ its ``A`` values live at ``base[n] + bucket * A + a``. So the arrays hold
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
+from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, SHOWDOWN, BettingNode, betting_tree
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
-from pokerbot.state import CALL, FOLD, RAISE, Action, ActionType, State
+from pokerbot.menus import BetMenuFn, PotFractionMenu, limit_menu
+from pokerbot.state import Action, ActionType, State
 
-DECISION, FOLD_NODE, SHOWDOWN = 0, 1, 2
+__all__ = [
+    "DECISION", "FOLD_NODE", "SHOWDOWN", "STORED_KIND", "AbstractGame", "AbstractGameError", "BetMenuFn",
+    "legal_menu", "pot_allin_menu",
+]
 
-#: A bet menu: the abstract actions available in a state.
-BetMenuFn = Callable[[State], list[Action]]
+#: The code of each node kind in blueprint files and tree signatures (fixed when the abstract game had
+#: its own numbering: decision 0, fold 1, showdown 2), so files on disk and their signatures stay valid.
+STORED_KIND = {DECISION: 0, FOLD_NODE: 1, SHOWDOWN: 2}
 
 
 class AbstractGameError(PokerbotError, ValueError):
@@ -42,7 +56,8 @@ class AbstractGameError(PokerbotError, ValueError):
 
 
 def legal_menu(state: State) -> list[Action]:
-    """Every legal action kind (fold only when facing a bet): the exact menu of a limit game.
+    """Every legal action kind (fold only when facing a bet): :func:`pokerbot.menus.limit_menu`,
+    refused for a no-limit game (whose raises need sizes).
 
     >>> from pokerbot.gamedef import load_game
     >>> [str(a) for a in legal_menu(State.initial(load_game("leduc")))]
@@ -50,35 +65,36 @@ def legal_menu(state: State) -> list[Action]:
     """
     if state.game.nolimit:
         raise AbstractGameError("a no-limit game needs a bet menu (for example abstraction.actions.BetMenu)")
-    out = [FOLD] if state.can_fold() else []
-    out.append(CALL)
-    if state.raise_bounds() is not None:
-        out.append(RAISE)
+    return limit_menu(state)
+
+
+#: One pot-size raise per street (two preflop) plus all-in: the slumbot2019 reference tree
+#: (:meth:`pokerbot.menus.PotFractionMenu.pot_allin`).
+pot_allin_menu = PotFractionMenu.pot_allin()
+
+
+def _past_chance(t: BettingNode) -> BettingNode:
+    """The node below ``t``'s board deals (no chance nodes here: card buckets stand for the cards)."""
+    while t.kind == CHANCE:
+        t = t.children[0]
+    return t
+
+
+def _stored_kinds(kind: np.ndarray) -> np.ndarray:
+    """``kind`` in the codes of :data:`STORED_KIND`."""
+    out = np.full(kind.shape, -1, dtype=np.int8)
+    for k, code in STORED_KIND.items():
+        out[kind == k] = code
     return out
 
 
-def pot_allin_menu(state: State) -> list[Action]:
-    """One pot-size raise per street (two preflop) plus all-in: the slumbot2019 reference tree.
-
-    >>> from pokerbot.gamedef import load_game
-    >>> [str(a) for a in pot_allin_menu(State.initial(load_game("hunl")))]
-    ['f', 'c', 'r300', 'r20000']
-    """
-    out = [FOLD] if state.can_fold() else []
-    out.append(CALL)
-    bounds = state.raise_bounds()
-    if bounds is None:
-        return out
-    if not state.game.nolimit:
-        return out + [RAISE]
-    lo, hi = bounds
-    limit = 2 if state.round == 0 else 1
-    if state.num_raises() < limit:
-        to_call = state.to_call()
-        size = state.max_spent + state.pot + to_call  # pot-size raise-to
-        if lo <= size < hi:
-            out.append(Action(ActionType.RAISE, size))
-    out.append(Action(ActionType.RAISE, hi))
+def _kinds_from_stored(stored: np.ndarray) -> np.ndarray:
+    """The node kinds of stored codes; ValueError for a code that is not one."""
+    out = np.full(stored.shape, -1, dtype=np.int8)
+    for k, code in STORED_KIND.items():
+        out[stored == code] = k
+    if (out < 0).any():
+        raise ValueError(f"unknown node kind codes {sorted(set(stored[out < 0].tolist()))}")
     return out
 
 
@@ -107,74 +123,51 @@ class AbstractGame:
     def build(
         cls, game: GameDef, num_buckets: Sequence[int], menu: BetMenuFn | None = None
     ) -> AbstractGame:
-        """Expand the betting tree of ``game`` under ``menu`` (default: :func:`legal_menu`)."""
+        """Flatten the betting tree of ``game`` under ``menu`` (default: :func:`legal_menu`).
+
+        Raises :class:`AbstractGameError` for a game that is not heads-up, a bucket count
+        per round missing, or a menu that offers no action, an illegal one or one twice.
+        """
         if game.num_players != 2:
             raise AbstractGameError(f"blueprints are heads-up; the game has {game.num_players} players")
         if len(num_buckets) != game.num_rounds:
             raise AbstractGameError(f"need one bucket count per round ({game.num_rounds}), got {list(num_buckets)}")
-        menu = menu or legal_menu
+        tree = betting_tree(State.initial(game), menu or legal_menu, error=AbstractGameError, max_nodes=None,
+                            strings=False)
         kind: list[int] = []
         player: list[int] = []
         rnd: list[int] = []
         nact: list[int] = []
         first: list[int] = []
-        spent: list[tuple[int, int]] = []
+        spent: list[tuple[int, ...]] = []
         child: list[int] = []
         akind: list[int] = []
         asize: list[int] = []
         max_depth = 0
         max_actions = 1
 
-        def new_node(state: State) -> int:
-            n = len(kind)
-            rnd.append(state.round)
-            spent.append((state.spent[0], state.spent[1]))
-            if state.finished:
-                if any(state.folded):
-                    kind.append(FOLD_NODE)
-                    player.append(state.folded.index(True))
-                else:
-                    kind.append(SHOWDOWN)
-                    player.append(-1)
-                nact.append(0)
-                first.append(0)
-            else:
-                kind.append(DECISION)
-                player.append(int(state.current_player))  # type: ignore[arg-type]
-                nact.append(0)
-                first.append(0)
-            return n
+        def new_node(t: BettingNode) -> int:
+            kind.append(t.kind)
+            player.append(t.player)
+            rnd.append(t.round)
+            spent.append(t.spent)
+            nact.append(0)
+            first.append(0)
+            return len(kind) - 1
 
-        root = State.initial(game)
-        stack: list[tuple[State, int, int]] = [(root, new_node(root), 0)]
+        stack: list[tuple[BettingNode, int, int]] = [(tree, new_node(tree), 0)]
         while stack:
-            state, n, depth = stack.pop()
-            if state.finished:
+            t, n, depth = stack.pop()
+            if t.kind != DECISION:
                 continue
             max_depth = max(max_depth, depth + 1)
-            actions = menu(state)
-            if not actions:
-                raise AbstractGameError(f"the bet menu offers no action at {state.betting_string()!r}")
-            seen = set()
-            for a in actions:
-                if not state.is_legal(a):
-                    raise AbstractGameError(f"the bet menu offers illegal {a} at {state.betting_string()!r}")
-                key = (a.kind, a.size)
-                if key in seen:
-                    raise AbstractGameError(f"the bet menu offers {a} twice at {state.betting_string()!r}")
-                seen.add(key)
-            max_actions = max(max_actions, len(actions))
+            max_actions = max(max_actions, len(t.actions))
             first[n] = len(child)
-            nact[n] = len(actions)
-            child.extend([-1] * len(actions))
-            akind.extend(int(a.kind) for a in actions)
-            asize.extend(int(a.size) for a in actions)
-            kids = []
-            for i, a in enumerate(actions):
-                nxt = state.apply(a)
-                c = new_node(nxt)
-                child[first[n] + i] = c
-                kids.append((nxt, c, depth + 1))
+            nact[n] = len(t.actions)
+            akind.extend(int(a.kind) for a in t.actions)
+            asize.extend(int(a.size) for a in t.actions)
+            kids = [(c, new_node(c), depth + 1) for c in map(_past_chance, t.children)]
+            child.extend(c for _, c, _ in kids)
             stack.extend(reversed(kids))
 
         kind_a = np.array(kind, dtype=np.int8)
@@ -263,27 +256,31 @@ class AbstractGame:
         import hashlib
 
         h = hashlib.sha256()
-        for a in (self.kind, self.player, self.round, self.num_actions, self.child, self.action_kind,
+        for a in (_stored_kinds(self.kind), self.player, self.round, self.num_actions, self.child, self.action_kind,
                   self.action_size, self.spent):
             h.update(np.ascontiguousarray(a).tobytes())
         h.update(repr(self.num_buckets).encode())
         return h.hexdigest()[:16]
 
     def arrays(self) -> dict[str, np.ndarray]:
+        """The tree as stored in blueprint files (``kind`` in the codes of :data:`STORED_KIND`)."""
         return {
-            "kind": self.kind, "player": self.player, "round": self.round, "num_actions": self.num_actions,
+            "kind": _stored_kinds(self.kind), "player": self.player, "round": self.round, "num_actions": self.num_actions,
             "first_child": self.first_child, "base": self.base, "spent": self.spent, "child": self.child,
             "action_kind": self.action_kind, "action_size": self.action_size,
         }
 
     @classmethod
     def from_arrays(cls, game: GameDef, num_buckets: Sequence[int], arrays: dict[str, np.ndarray]) -> AbstractGame:
-        nact = arrays["num_actions"]
+        """The tree of :meth:`arrays`; ValueError for an unknown node kind code."""
+        fields = {k: np.asarray(v) for k, v in arrays.items()}
+        fields["kind"] = _kinds_from_stored(fields["kind"])
+        nact = fields["num_actions"]
         return cls(
             game=game, num_buckets=tuple(int(b) for b in num_buckets),
-            max_depth=_max_depth(arrays["kind"], arrays["first_child"], nact, arrays["child"]),
+            max_depth=_max_depth(fields["kind"], fields["first_child"], nact, fields["child"]),
             max_actions=int(max(1, nact.max(initial=1))),
-            **{k: np.asarray(v) for k, v in arrays.items()},
+            **fields,
         )
 
 

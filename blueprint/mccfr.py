@@ -33,6 +33,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from pokerbot.betting_tree import DECISION, FOLD_NODE
 from pokerbot.evaluator import eval_cards
 
 PARAM_NAMES = (
@@ -151,7 +152,7 @@ def _regret_match(regret, off, a_n, out):
 
 @njit(cache=True, inline="always")
 def _terminal_value(node, p, res, kind, player, spent):
-    if kind[node] == 1:  # fold: player[node] folded
+    if kind[node] == FOLD_NODE:  # player[node] folded
         if player[node] == p:
             return -np.float64(spent[node, p])
         return np.float64(spent[node, 1 - p])
@@ -167,7 +168,7 @@ def _skip(a, a_n, off, f, can_prune, prune_thr, regret, kind, child, sig, val):
     action's is positive), so the node's value stays exact.
     """
     while a < a_n:
-        if can_prune and sig[a] == 0.0 and regret[off + a] < prune_thr and kind[child[f + a]] == 0:
+        if can_prune and sig[a] == 0.0 and regret[off + a] < prune_thr and kind[child[f + a]] == DECISION:
             val[a] = np.nan
             a += 1
         else:
@@ -187,7 +188,7 @@ def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, re
         # descend until a terminal value is known
         while True:
             k = kind[node]
-            if k != 0:
+            if k != DECISION:
                 value = _terminal_value(node, p, res, kind, player, spent)
                 break
             actor = player[node]
@@ -302,7 +303,7 @@ def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, c
 def average_strategy(ssum, base, kind, rnd, nact, num_buckets, out):
     """Normalise strategy sums into ``out`` (uniform where an infoset was never reached)."""
     for n in range(kind.shape[0]):
-        if kind[n] != 0:
+        if kind[n] != DECISION:
             continue
         a_n = nact[n]
         for b in range(num_buckets[rnd[n]]):
@@ -318,7 +319,7 @@ def average_strategy(ssum, base, kind, rnd, nact, num_buckets, out):
 def current_strategy(regret, base, kind, rnd, nact, num_buckets, out):
     """Regret matching of every infoset into ``out``."""
     for n in range(kind.shape[0]):
-        if kind[n] != 0:
+        if kind[n] != DECISION:
             continue
         a_n = nact[n]
         for b in range(num_buckets[rnd[n]]):

@@ -3,8 +3,9 @@
 Card abstractions: ``"lossless"`` (:class:`~blueprint.lossless.LosslessAbstraction`,
 small games) or a preset of :func:`abstraction.buckets.load_abstraction`
 (``"tiny"``, ``"default"``; hold'em). Action abstractions: ``"legal"`` (limit
-games), ``"pot_allin"`` (:func:`~blueprint.abstract_game.pot_allin_menu`) or a
-preset of :class:`abstraction.actions.BetMenu` (``"tiny"``, ``"default"``).
+games), ``"pot_allin"`` (:data:`~blueprint.abstract_game.pot_allin_menu`) or a
+preset of :class:`pokerbot.menus.PotFractionMenu` (``"tiny"``, ``"default"``; the
+action abstraction calls it ``abstraction.actions.BetMenu``).
 
 A :class:`Blueprint` is the abstract tree, the average strategy (float32, one
 number per infoset action) and the names of its abstractions, so it can be
@@ -26,6 +27,7 @@ from blueprint.storage import load_arrays, save_arrays
 from pokerbot.cards import format_cards
 from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import GameDef, load_game
+from pokerbot.menus import PotFractionMenu
 from pokerbot.infoset import Policy, action_label
 
 
@@ -86,9 +88,7 @@ def make_menu(name: str, game: GameDef) -> BetMenuFn:
     if name == "pot_allin":
         return pot_allin_menu
     if name in ("tiny", "default"):
-        from abstraction.actions import BetMenu
-
-        return BetMenu.tiny() if name == "tiny" else BetMenu.default()
+        return PotFractionMenu.tiny() if name == "tiny" else PotFractionMenu.default()
     raise AbstractionError(f"unknown action abstraction {name!r}: use 'legal', 'pot_allin', 'tiny' or 'default'")
 
 

@@ -40,6 +40,7 @@ from pokerbot.errors import PokerbotError
 from pokerbot.evaluator import eval_cards
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
+from pokerbot.menus import raise_size_for_fraction
 from pokerbot.state import CALL, FOLD, RAISE, Action, ActionType, State, raise_to
 
 
@@ -60,9 +61,7 @@ def pot_raise(state: State) -> Action | None:
         return None
     if not state.game.nolimit:
         return RAISE
-    to_call = state.to_call()
-    size = state.max_spent + state.pot + to_call
-    return raise_to(min(max(size, bounds[0]), bounds[1]))
+    return raise_to(min(max(raise_size_for_fraction(state, 1.0), bounds[0]), bounds[1]))
 
 
 class RandomAgent(Agent):

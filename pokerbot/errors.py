@@ -19,6 +19,10 @@ class IllegalActionError(PokerbotError, ValueError):
     """An action that the rules do not allow in the current state."""
 
 
+class SolverError(PokerbotError, ValueError):
+    """Bad input to the solver: an unsupported game, a bad menu, range or strategy."""
+
+
 class BettingStringError(PokerbotError, ValueError):
     """A garbled ACPC betting string."""
 

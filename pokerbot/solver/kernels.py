@@ -26,11 +26,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-DECISION = 0
-CHANCE = 1
-FOLD_NODE = 2
-SHOWDOWN = 3
-LEAF = 4
+# The node kinds of every flat tree (callers also read them as ``kernels.DECISION`` etc.).
+from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, LEAF, SHOWDOWN
 
 MODE_CFR = 0
 MODE_BR = 1

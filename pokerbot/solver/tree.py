@@ -8,9 +8,11 @@ and every quantity (reach, counterfactual value, regret, strategy) is a vector
 over that list. The solver kernels in :mod:`pokerbot.solver.cfr` read only the
 flat arrays below and know nothing of poker; this module is the poker side.
 
-Node kinds (``tree.kind``): ``DECISION`` (``player[n]`` acts, children are its
+Node kinds (``tree.kind``, the numbering of :mod:`pokerbot.betting_tree`, whose
+:func:`~pokerbot.betting_tree.betting_tree` enumerates the betting this tree is
+flattened from): ``DECISION`` (``player[n]`` acts, children are its
 menu actions in order), ``CHANCE`` (children deal the next round's board
-cards; each child has its own ``board[n]``), ``FOLD`` (``player[n]`` folded and
+cards; each child has its own ``board[n]``), ``FOLD_NODE`` (``player[n]`` folded and
 loses ``amount[n]`` chips to the other), ``SHOWDOWN`` (the better hand wins
 ``amount[n]`` chips; ties split) and, in a depth-limited tree
 (``build_tree(..., depth_limit=N)``), ``LEAF``: the game goes on beyond the
@@ -23,9 +25,9 @@ valued exactly from an equity table). ``leaf_index[n]`` numbers the leaves;
 ``leaf_nodes``, ``leaf_equity`` and ``leaf_states`` describe them.
 
 A bet menu is any callable ``menu(state) -> list[Action]`` that returns the
-legal actions to keep at ``state``. Limit games default to every legal kind;
-no-limit games default to :func:`pot_fraction_menu` (half pot, pot, all-in,
-at most three raises a round).
+legal actions to keep at ``state`` (:mod:`pokerbot.menus`, re-exported here).
+Limit games default to every legal kind; no-limit games default to
+:func:`pot_fraction_menu` (half pot, pot, all-in, at most three raises a round).
 
 >>> from pokerbot.gamedef import load_game
 >>> tree = build_tree(load_game("kuhn"))
@@ -39,131 +41,26 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, LEAF, SHOWDOWN, BettingNode, betting_tree
 from pokerbot.cards import cards_to_mask, format_cards
-from pokerbot.errors import PokerbotError
+from pokerbot.errors import SolverError
 from pokerbot.gamedef import GameDef
-from pokerbot.state import CALL, FOLD, RAISE, Action, ActionType, State, raise_to
+from pokerbot.menus import BetMenuFn, PotFractionMenu, action_text, limit_menu, menu_from_spec, menu_spec
+from pokerbot.state import State
 
-DECISION = 0
-CHANCE = 1
-FOLD_NODE = 2
-SHOWDOWN = 3
-LEAF = 4
+__all__ = [
+    "CHANCE", "DECISION", "DEFAULT_NOLIMIT_MENU", "FOLD_NODE", "LEAF", "SHOWDOWN", "BetMenu", "PotFractionMenu",
+    "PublicTree", "SolverError", "action_text", "build_tree", "default_menu", "hand_list", "limit_menu",
+    "menu_from_spec", "menu_spec", "pot_fraction_menu",
+]
 
 #: A bet menu: the actions to keep at a state (each must be legal there).
-BetMenu = Callable[[State], list[Action]]
-
-
-class SolverError(PokerbotError, ValueError):
-    """Bad input to the solver: an unsupported game, a bad menu, range or strategy."""
-
-
-# --- bet menus ----------------------------------------------------------------------
-
-
-def limit_menu(state: State) -> list[Action]:
-    """Every legal kind of action (the default for limit games)."""
-    out = []
-    for kind in state.legal_kinds():
-        out.append({ActionType.FOLD: FOLD, ActionType.CALL: CALL, ActionType.RAISE: RAISE}[kind])
-    return out
-
-
-@dataclass(frozen=True)
-class PotFractionMenu:
-    """Fold (when facing a bet), call, raises of fractions of the pot, and all-in.
-
-    A raise of fraction ``f`` is a raise to ``max_spent + f * (pot + to_call)``,
-    the pot after calling, rounded to whole chips and clamped to the legal
-    bounds. After ``max_raises`` raises in a round only fold/call (and all-in if
-    ``all_in_after_cap``) are kept. Duplicate sizes collapse to one.
-
-    >>> from pokerbot.gamedef import load_game
-    >>> s = State.initial(load_game("hunl"))
-    >>> [str(a) for a in PotFractionMenu((0.5, 1.0))(s)]
-    ['f', 'c', 'r200', 'r300', 'r20000']
-    """
-
-    fractions: tuple[float, ...] = (0.5, 1.0)
-    all_in: bool = True
-    max_raises: int = 3
-    all_in_after_cap: bool = False
-
-    def __post_init__(self) -> None:
-        if any(not f > 0 for f in self.fractions) or self.max_raises < 0:
-            raise SolverError(f"pot fractions must be positive and max_raises >= 0, got {self.fractions}, {self.max_raises}")
-
-    def __call__(self, state: State) -> list[Action]:
-        out: list[Action] = []
-        if state.can_fold():
-            out.append(FOLD)
-        out.append(CALL)
-        bounds = state.raise_bounds()
-        if bounds is None:
-            return out
-        if not state.game.nolimit:
-            out.append(RAISE)
-            return out
-        lo, hi = bounds
-        sizes: list[int] = []
-        if state.num_raises() < self.max_raises:
-            p = state.current_player
-            assert p is not None
-            pot_after_call = state.pot + state.to_call()
-            for f in self.fractions:
-                size = int(round(state.max_spent + f * pot_after_call))
-                sizes.append(min(max(size, lo), hi))
-            if self.all_in:
-                sizes.append(hi)
-        elif self.all_in_after_cap and self.all_in:
-            sizes.append(hi)
-        for size in sorted(set(sizes)):
-            out.append(raise_to(size))
-        return out
-
-
-    def spec(self) -> str:
-        """A one-line description that :func:`menu_from_spec` reads back."""
-        fr = ",".join(f"{f:g}" for f in self.fractions) or "-"
-        return f"pot {fr} all_in={int(self.all_in)} max_raises={self.max_raises} all_in_after_cap={int(self.all_in_after_cap)}"
-
-
-def menu_from_spec(spec: str) -> BetMenu:
-    """The menu of a :meth:`PotFractionMenu.spec` line, or :func:`limit_menu` for ``"limit"``.
-
-    >>> menu_from_spec(pot_fraction_menu((0.5, 1)).spec()) == pot_fraction_menu((0.5, 1))
-    True
-    """
-    parts = spec.split()
-    if parts == ["limit"]:
-        return limit_menu
-    try:
-        if parts[0] != "pot":
-            raise ValueError
-        fractions = () if parts[1] == "-" else tuple(float(x) for x in parts[1].split(","))
-        opts = dict(p.split("=", 1) for p in parts[2:])
-        return PotFractionMenu(
-            fractions,
-            bool(int(opts.get("all_in", "1"))),
-            int(opts.get("max_raises", "3")),
-            bool(int(opts.get("all_in_after_cap", "0"))),
-        )
-    except (ValueError, IndexError):
-        raise SolverError(f"bad bet menu description {spec!r}; expected 'limit' or 'pot F1,F2 all_in=1 max_raises=3'") from None
-
-
-def menu_spec(menu: BetMenu) -> str | None:
-    """The spec line of a built-in menu (None for other callables)."""
-    if menu is limit_menu:
-        return "limit"
-    if isinstance(menu, PotFractionMenu):
-        return menu.spec()
-    return None
+BetMenu = BetMenuFn
 
 
 def pot_fraction_menu(
@@ -179,77 +76,6 @@ DEFAULT_NOLIMIT_MENU = PotFractionMenu()
 def default_menu(game: GameDef) -> BetMenu:
     """:func:`limit_menu` for limit games, :data:`DEFAULT_NOLIMIT_MENU` for no-limit games."""
     return DEFAULT_NOLIMIT_MENU if game.nolimit else limit_menu
-
-
-def action_text(action: Action, nolimit: bool) -> str:
-    """The action label of the interchange format: 'f', 'c', 'r' (limit) or 'r<size>'."""
-    if action.kind == ActionType.RAISE:
-        return f"r{action.size}" if nolimit else "r"
-    return action.kind.char
-
-
-# --- the betting template (no cards) --------------------------------------------------
-
-
-@dataclass
-class _T:
-    kind: int
-    player: int = -1
-    amount: float = 0.0
-    labels: list[str] = field(default_factory=list)
-    children: list[_T] = field(default_factory=list)
-    betting: str = ""
-    round: int = 0
-    #: CHANCE: the round whose cards it deals.
-    deal_round: int = -1
-    #: LEAF: the state where the tree stops, and whether it is an all-in equity leaf.
-    state: State | None = None
-    equity: bool = False
-
-
-def _build_template(state: State, menu: BetMenu, counter: list[int], last_round: int) -> _T:
-    """The betting template below ``state``; rounds after ``last_round`` become leaves."""
-    counter[0] += 1
-    if counter[0] > 5_000_000:
-        raise SolverError("betting tree has over 5,000,000 nodes: use a smaller bet menu")
-    game = state.game
-    if state.finished:
-        if any(state.folded):
-            folder = state.folded.index(True)
-            return _T(FOLD_NODE, player=folder, amount=float(state.spent[folder]), betting=state.betting_string(), round=state.round)
-        return _T(SHOWDOWN, amount=float(min(state.spent)), betting=state.betting_string(), round=state.round)
-    p = state.current_player
-    assert p is not None
-    actions = menu(state)
-    if not actions:
-        raise SolverError(f"bet menu returned no action at {state.betting_string()!r}")
-    labels: list[str] = []
-    children: list[_T] = []
-    for action in actions:
-        if not state.is_legal(action):
-            raise SolverError(f"bet menu returned illegal action {action} at {state.betting_string()!r}")
-        label = action_text(action, game.nolimit)
-        if label in labels:
-            raise SolverError(f"bet menu returned {label} twice at {state.betting_string()!r}")
-        labels.append(label)
-        nxt = state.apply(action)
-        if nxt.round > last_round and not nxt.finished:
-            # The next round starts past the depth limit: a continuation leaf.
-            children.append(_T(LEAF, betting=nxt.betting_string(), round=nxt.round, state=nxt))
-            continue
-        child = _build_template(nxt, menu, counter, last_round)
-        if nxt.round > state.round or (nxt.finished and not any(nxt.folded)):
-            # Board cards to deal for the rounds entered (all of them on an all-in run-out).
-            last = nxt.round
-            if last > last_round and any(game.num_board_cards[r] > 0 for r in range(last_round + 1, last + 1)):
-                # An all-in run-out past the depth limit: an equity leaf after the deals up to the limit.
-                child = _T(LEAF, amount=child.amount, betting=nxt.betting_string(), round=last, state=nxt, equity=True)
-                last = last_round
-            for r in range(last, state.round, -1):
-                if game.num_board_cards[r] > 0:
-                    child = _T(CHANCE, deal_round=r, children=[child], betting=nxt.betting_string(), round=r)
-        children.append(child)
-    return _T(DECISION, player=p, labels=labels, children=children, betting=state.betting_string(), round=state.round)
 
 
 # --- the flat public tree ----------------------------------------------------------
@@ -447,18 +273,17 @@ def build_tree(
                 if len(set(row.tolist())) != k or not set(row.tolist()) <= set(game.deck()):
                     raise SolverError(f"player {p}: bad hand {row.tolist()} for this deck")
 
-    counter = [0]
-    template_root = _build_template(root, menu, counter, last_round)
+    template_root = betting_tree(root, menu, last_round)
     if deal_at_root:
-        template_root = _T(CHANCE, deal_round=root.round, children=[template_root], betting=root.betting_string(),
-                           round=root.round)
+        template_root = BettingNode(CHANCE, deal_round=root.round, children=[template_root],
+                                    betting=root.betting_string(), round=root.round, spent=tuple(root.spent))
 
     # Number the template nodes (for betting strings / labels).
     betting: list[str] = []
     labels: list[list[str]] = []
     tmpl_ids: dict[int, int] = {}
 
-    def number(t: _T) -> None:
+    def number(t: BettingNode) -> None:
         tmpl_ids[id(t)] = len(betting)
         betting.append(t.betting)
         labels.append(t.labels)
@@ -486,7 +311,7 @@ def build_tree(
     amount: list[float] = []
     chance_w: list[float] = []
     template: list[int] = []
-    leaf_of: dict[int, _T] = {}
+    leaf_of: dict[int, BettingNode] = {}
 
     def new_node() -> int:
         kind.append(0)
@@ -499,7 +324,7 @@ def build_tree(
         template.append(-1)
         return len(kind) - 1
 
-    def fill(n: int, t: _T, b: int) -> None:
+    def fill(n: int, t: BettingNode, b: int) -> None:
         kind[n] = t.kind
         player[n] = t.player
         board[n] = b
