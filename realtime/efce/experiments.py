@@ -21,7 +21,8 @@ import numpy as np
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
-from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety
+from realtime.efce.regret import RegretRefinement, regret_refine
+from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
 
 #: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
 DEFAULT_WIDTH = 0.25
@@ -57,7 +58,13 @@ class Row:
 
 def instance(n: int, timesteps: int, gamma: float) -> tuple[Decomposition, int]:
     """The decomposition of the ``n x 1`` instance and the index of :data:`FIRST_SUBGAME`."""
-    g = battleship(n, 1, timesteps, gamma=gamma)
+    return grid_instance(n, 1, timesteps, 1, gamma)
+
+
+def grid_instance(width: int, height: int, timesteps: int, ship: int, gamma: float) -> tuple[Decomposition, int]:
+    """The ``W x H`` instance with a ``1 x m`` ship, decomposed by the first shots
+    (``T' = 1``), and the index of :data:`FIRST_SUBGAME`."""
+    g = battleship(width, height, timesteps, ship=ship, gamma=gamma)
     space = CorrelationSpace.of(g)
     ids, keys = node_subgames(space, lambda h: first_shot_subgame_key(g, h))
     return Decomposition.of(space, ids), keys.index(FIRST_SUBGAME)
@@ -129,3 +136,77 @@ def format_table(rows: Sequence[Row], load: str) -> str:
     lines.append(f"\nload average: {load}; welfare in units of 1e-2; 'max δ* excess' = max over triggers of "
                  "δ*(refined) − max(0, δ*(blueprint)) (≤ 0: safe).")
     return "\n".join(lines)
+
+
+# --- Algorithm 2 at scale (the paper's Fig. 2) ---------------------------------------------
+
+#: Fig. 2's instances as printed: name -> (W, H, T, m, |Ξ|). Our ``T`` counts firing
+#: timesteps as in Table 1 (whose |Ξ_j| we match); the printed Medium |Ξ| = 3.89M is
+#: ``battleship(3, 2, 3)``'s (3,893,341 pairs), not T = 4's (docs/efce.md).
+FIG2 = {"medium": (3, 2, 4, 1, 3.89e6), "large": (3, 2, 4, 2, 111e6), "huge": (3, 2, 5, 2, 360e6)}
+
+
+@dataclass(frozen=True)
+class RegretRun:
+    """One Algorithm 2 run on a Battleship instance: sizes, the result, build seconds
+    (game, correlation space, decomposition, blueprint values) and peak RSS in MiB."""
+
+    width: int
+    height: int
+    timesteps: int
+    ship: int
+    gamma: float
+    num_pairs: int
+    size: int
+    subgames: int
+    result: RegretRefinement
+    build_seconds: float
+    peak_rss_mib: float
+
+
+def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
+               record_every: int = 10, epsilon: float = 0.0, blueprint: str = "uniform", seed: int = 0,
+               width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
+               progress: Callable[[int, float], None] | None = None) -> RegretRun:
+    """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
+    ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
+    ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe)."""
+    import resource
+
+    start = time.perf_counter()
+    dec, j = grid_instance(width, height, timesteps, ship, gamma)
+    plan = uniform_plan(dec.space) if blueprint == "uniform" else jittered_plan(dec.space, width_jitter, seed)
+    bp = Blueprint.of(dec, plan)
+    built = time.perf_counter() - start
+    floor = subgame_welfare(dec, bp.plan, j) if welfare_floor else None
+    res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
+                        welfare_floor=floor, progress=progress)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
+                     res, built, rss)
+
+
+def plot_curve(run: RegretRun, path: str, load: str) -> None:
+    """Pseudo-exploitability of the average plan against iterations (log-log where
+    positive; the paper's Fig. 2, left) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = run.result
+    fig, ax = plt.subplots(figsize=(6, 4))
+    pos = r.pseudo_exploitability > 0
+    ax.loglog(r.recorded[pos], r.pseudo_exploitability[pos], label="pseudo-exploitability (average plan)")
+    ax.loglog(r.recorded, np.maximum(r.gap, 1e-16), "--", label="saddle-point gap")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("largest constraint violation")
+    ax.set_title(f"Battleship {run.width}x{run.height}, T={run.timesteps}, m={run.ship}, γ={run.gamma:g}: "
+                 f"|Ξ| = {run.num_pairs:,}, |Ξ_j| = {run.size:,}", fontsize=9)
+    ax.text(0.02, 0.02, f"{r.seconds_per_iteration * 1e3:.1f} ms/iteration, peak RSS {run.peak_rss_mib:.0f} MiB, "
+            f"load {load}", transform=ax.transAxes, fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

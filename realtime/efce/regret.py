@@ -82,9 +82,11 @@ class ScaledExtensions:
         return out
 
 
-def scaled_extensions(dec: Decomposition, j: int) -> ScaledExtensions:
+def scaled_extensions(dec: Decomposition, j: int, *, prefer_pre_subgame: bool = True) -> ScaledExtensions:
     """Decompose ``Ξ_j`` (module docstring). :class:`EfgError` if neither player is
-    critical at some pair (a game with chance), or a fill would set a blueprint pair."""
+    critical at some pair (a game with chance), or a fill would set a blueprint pair.
+    ``prefer_pre_subgame=False`` drops the paper's tie-break (lower player first): the
+    negative control of Appendix F's Chicken example."""
     space = dec.space
     tps = space.treeplex
     conn: tuple[list[set[int]], list[set[int]]] = ([set() for _ in range(tps[0].num_infosets)],
@@ -183,7 +185,10 @@ def scaled_extensions(dec: Decomposition, j: int) -> ScaledExtensions:
         if not options:
             raise EfgError("scaled extensions: no critical player (a game with chance?)")
         # Tie-break (Theorem 3): prefer no fills, then a pre-subgame critical infoset.
-        p = min(options, key=lambda i: (len(crit[i]) > 0, crit[i] and inf_sub[i][crit[i][0]] != -1, i))
+        if prefer_pre_subgame:
+            p = min(options, key=lambda i: (len(crit[i]) > 0, bool(crit[i]) and inf_sub[i][crit[i][0]] != -1, i))
+        else:
+            p = min(options)
         star = crit[p][0] if crit[p] else -1
         o = 1 - p
         for d in cand[p]:
