@@ -1,11 +1,14 @@
 """``pokerbot efce``: reproduce Table 1 of Ling & Fang (safe EFCE subgame resolving on
-Battleship) with exact safety checks and run times."""
+Battleship) with exact safety checks and run times (``--refine lp``, the default), or run
+the regret-minimisation refinement (Algorithm 2, ``--refine regret``) on one instance and
+report its pseudo-exploitability per iteration, time per iteration and memory (Fig. 2)."""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "reproduce the safe-EFCE-resolving paper's Table 1 (Battleship, blueprint vs safe LP refinement)"
+HELP = ("reproduce the safe-EFCE-resolving paper's Table 1 (Battleship, blueprint vs safe LP refinement) "
+        "or run its regret-minimisation refinement (--refine regret)")
 
 _INSTANCES = ("3,2", "4,3", "5,3", "6,3")
 
@@ -13,8 +16,11 @@ _INSTANCES = ("3,2", "4,3", "5,3", "6,3")
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--instances", nargs="+", metavar="N,T", default=["3,2", "4,3"],
                         help=f"rows as cells,timesteps (default: 3,2 4,3; the paper's: {' '.join(_INSTANCES)})")
-    parser.add_argument("--gammas", nargs="+", type=float, default=[2.0, 5.0],
-                        help="loss γ for a destroyed ship (default: 2 5)")
+    parser.add_argument("--refine", choices=("lp", "regret"), default="lp",
+                        help="lp: Table 1 rows (--instances); regret: Algorithm 2 on one grid instance "
+                             "(--grid, --timesteps, --ship) (default lp)")
+    parser.add_argument("--gammas", nargs="+", type=float, default=None,
+                        help="loss γ for a destroyed ship (default: 2 5 with --refine lp, 2 with --refine regret)")
     parser.add_argument("--seeds", type=int, default=10,
                         help="Jittered blueprints averaged: seeds 0..S-1 (default 10; 0 skips the column)")
     parser.add_argument("--width", type=float, default=None,
@@ -26,6 +32,23 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="skip the exact safety check of each refinement (default: checked)")
     parser.add_argument("--lp-method", choices=("highs-ipm", "highs-ds", "highs"), default="highs-ipm",
                         help="HiGHS method for the refinement LPs (default highs-ipm, with crossover)")
+    regret = parser.add_argument_group("--refine regret (Algorithm 2)")
+    regret.add_argument("--grid", metavar="W,H", default="3,2",
+                        help="grid width,height (default 3,2: with --timesteps 3 the paper's Medium, |Ξ| = 3.89M)")
+    regret.add_argument("--timesteps", type=int, default=3, help="firing timesteps T (default 3)")
+    regret.add_argument("--ship", type=int, default=1, help="ship length m (default 1)")
+    regret.add_argument("--blueprint", choices=("uniform", "jittered"), default="uniform",
+                        help="blueprint (default uniform, as in the paper's Fig. 2)")
+    regret.add_argument("--seed", type=int, default=0, help="seed of the jittered blueprint (default 0)")
+    regret.add_argument("--iterations", type=int, default=1000, help="self-play iterations (default 1000)")
+    regret.add_argument("--record-every", type=int, default=10,
+                        help="measure the average plan's pseudo-exploitability every K iterations (default 10)")
+    regret.add_argument("--epsilon", type=float, default=0.0,
+                        help="stop early once the saddle-point gap is below this (default 0: run all iterations)")
+    regret.add_argument("--fully-safe", action="store_true",
+                        help="also require the subgame's blueprint welfare (default: safety constraints only)")
+    regret.add_argument("--plot", metavar="PNG", default=None,
+                        help="write the pseudo-exploitability curve here (default: no plot)")
     parser.epilog = "Welfare of the refined subgame (first shots both at cell 0) in units of 1e-2; wall seconds."
 
 
@@ -41,12 +64,92 @@ def _parse(spec: str) -> tuple[int, int]:
     return n, t
 
 
+def _grid(spec: str) -> tuple[int, int]:
+    from pokerbot.errors import PokerbotError
+
+    try:
+        w, h = (int(v) for v in spec.split(","))
+    except ValueError:
+        raise PokerbotError(f"--grid: {spec!r} is not W,H (two integers)") from None
+    if w < 1 or h < 1:
+        raise PokerbotError(f"--grid: need W, H >= 1, got {spec!r}")
+    return w, h
+
+
 def run(args: argparse.Namespace) -> int:
+    if args.refine == "regret":
+        return _run_regret(args)
+    return _run_lp(args)
+
+
+def _run_regret(args: argparse.Namespace) -> int:
+    import os
+    import sys
+    from pathlib import Path
+
+    from pokerbot.errors import PokerbotError
+
+    w, h = _grid(args.grid)
+    if not 2 <= args.timesteps <= w * h:
+        raise PokerbotError(f"--timesteps: need 2 <= T <= {w * h} cells (T = 1 has no subgame), got {args.timesteps}")
+    if args.ship < 1 or args.ship > max(w, h):
+        raise PokerbotError(f"--ship: a 1 x {args.ship} ship does not fit a {w} x {h} grid")
+    if args.iterations < 1 or args.record_every < 1:
+        raise PokerbotError("--iterations and --record-every must be >= 1")
+    if args.epsilon < 0:
+        raise PokerbotError("--epsilon must be >= 0")
+    gammas = [2.0] if args.gammas is None else args.gammas
+    if any(g < 0 for g in gammas):
+        raise PokerbotError("--gammas must be non-negative")
+    if args.plot is not None and not Path(args.plot).resolve().parent.is_dir():
+        raise PokerbotError(f"--plot: directory of {args.plot} does not exist")
+    width = 0.25 if args.width is None else args.width
+    if not 0.0 <= width <= 1.0:
+        raise PokerbotError(f"--width must be in [0, 1], got {width}")
+
+    from tqdm import tqdm
+
+    from realtime.efce.experiments import plot_curve, regret_run
+
+    for gamma in gammas:
+        print(f"building Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g} ...", file=sys.stderr)
+        with tqdm(total=args.iterations, desc="Algorithm 2", unit=" it", file=sys.stderr) as bar:
+
+            def progress(t: int, value: float) -> None:
+                bar.update(t - bar.n)
+                bar.set_postfix(pseudo=f"{value:.3g}")
+
+            r = regret_run(w, h, args.timesteps, args.ship, gamma, iterations=args.iterations,
+                           record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
+                           seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress)
+        load = " ".join(f"{v:.2f}" for v in os.getloadavg())
+        res = r.result
+        print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "
+              f"|Ξ| = {r.num_pairs:,}, |Ξ_j| = {r.size:,} ({res.num_free:,} refined, {res.num_ops:,} scaled "
+              f"extensions), J = {r.subgames}; deviator: {res.deviator_sequences:,} sequences, "
+              f"{res.deviator_terms:,} terms")
+        print(f"build {r.build_seconds:.1f} s, setup {res.setup_seconds:.1f} s, "
+              f"{res.seconds_per_iteration * 1e3:.2f} ms per iteration, peak RSS {r.peak_rss_mib:.0f} MiB "
+              f"(load average {load})")
+        print(f"after {res.iterations} iterations: pseudo-exploitability {res.pseudo_exploitability[-1]:.3e}, "
+              f"saddle gap {res.gap[-1]:.3e}; subgame welfare {res.blueprint_welfare:.6g} -> {res.refined_welfare:.6g}")
+        print("iteration  pseudo-exploitability  gap")
+        for t, v, g in zip(res.recorded, res.pseudo_exploitability, res.gap, strict=True):
+            print(f"{t:9d}  {v:21.4e}  {g:.4e}")
+        if args.plot is not None:
+            path = args.plot if len(gammas) == 1 else str(Path(args.plot).with_suffix(f".g{gamma:g}.png"))
+            plot_curve(r, path, load)
+            print(f"curve: {path}")
+    return 0
+
+
+def _run_lp(args: argparse.Namespace) -> int:
     import os
     import sys
 
     from pokerbot.errors import PokerbotError
 
+    args.gammas = [2.0, 5.0] if args.gammas is None else args.gammas
     rows_spec = [_parse(s) for s in args.instances]
     if any(g < 0 for g in args.gammas):
         raise PokerbotError("--gammas must be non-negative")
