@@ -15,6 +15,7 @@ from pokerbot.efg.lp import linear_program
 from realtime.efce.experiments import instance
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
 from realtime.efce.regret import (
+    RegretState,
     _mediator_recommend,
     _mediator_value,
     deviator_space,
@@ -156,3 +157,18 @@ def test_bad_arguments() -> None:
         regret_refine(dec, bp, j, iterations=0)
     with pytest.raises(EfgError, match="out of range"):
         regret_refine(dec, bp, dec.num_subgames, iterations=1)
+
+
+def test_checkpoint_resume_is_exact(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    dec, j = instance(4, 3, 2.0)
+    bp = Blueprint.of(dec, jittered_plan(dec.space, 0.25, 1))
+    whole = regret_refine(dec, bp, j, iterations=100, record_every=20)
+    first = regret_refine(dec, bp, j, iterations=60, record_every=20)
+    path = str(tmp_path / "state.npz")
+    first.state.save(path, "run")
+    with pytest.raises(EfgError, match="not 'other'"):
+        RegretState.load(path, "other")
+    resumed = regret_refine(dec, bp, j, iterations=100, record_every=20, state=RegretState.load(path, "run"))
+    assert np.array_equal(resumed.plan, whole.plan)
+    assert resumed.recorded.tolist() == whole.recorded.tolist() == [20, 40, 60, 80, 100]
+    assert np.array_equal(resumed.pseudo_exploitability, whole.pseudo_exploitability)

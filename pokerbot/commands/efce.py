@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop early once the saddle-point gap is below this (default 0: run all iterations)")
     regret.add_argument("--fully-safe", action="store_true",
                         help="also require the subgame's blueprint welfare (default: safety constraints only)")
+    regret.add_argument("--checkpoint", metavar="NPZ", default=None,
+                        help="save the self-play state here (every 30 s and at the end) and resume from it "
+                             "if it exists (default: none)")
     regret.add_argument("--plot", metavar="PNG", default=None,
                         help="write the pseudo-exploitability curve here (default: no plot)")
     parser.epilog = "Welfare of the refined subgame (first shots both at cell 0) in units of 1e-2; wall seconds."
@@ -101,8 +104,9 @@ def _run_regret(args: argparse.Namespace) -> int:
     gammas = [2.0] if args.gammas is None else args.gammas
     if any(g < 0 for g in gammas):
         raise PokerbotError("--gammas must be non-negative")
-    if args.plot is not None and not Path(args.plot).resolve().parent.is_dir():
-        raise PokerbotError(f"--plot: directory of {args.plot} does not exist")
+    for opt, path in (("--plot", args.plot), ("--checkpoint", args.checkpoint)):
+        if path is not None and not Path(path).resolve().parent.is_dir():
+            raise PokerbotError(f"{opt}: directory of {path} does not exist")
     width = 0.25 if args.width is None else args.width
     if not 0.0 <= width <= 1.0:
         raise PokerbotError(f"--width must be in [0, 1], got {width}")
@@ -113,6 +117,7 @@ def _run_regret(args: argparse.Namespace) -> int:
 
     for gamma in gammas:
         print(f"building Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g} ...", file=sys.stderr)
+        ckpt = args.checkpoint if args.checkpoint is None or len(gammas) == 1 else f"{args.checkpoint}.g{gamma:g}.npz"
         with tqdm(total=args.iterations, desc="Algorithm 2", unit=" it", file=sys.stderr) as bar:
 
             def progress(t: int, value: float) -> None:
@@ -121,7 +126,8 @@ def _run_regret(args: argparse.Namespace) -> int:
 
             r = regret_run(w, h, args.timesteps, args.ship, gamma, iterations=args.iterations,
                            record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
-                           seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress)
+                           seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress,
+                           checkpoint=ckpt)
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         res = r.result
         print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "

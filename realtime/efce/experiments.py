@@ -21,7 +21,7 @@ import numpy as np
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
-from realtime.efce.regret import RegretRefinement, regret_refine
+from realtime.efce.regret import RegretRefinement, RegretState, regret_refine
 from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
 
 #: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
@@ -167,10 +167,14 @@ class RegretRun:
 def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
                record_every: int = 10, epsilon: float = 0.0, blueprint: str = "uniform", seed: int = 0,
                width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
-               progress: Callable[[int, float], None] | None = None) -> RegretRun:
+               progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
+               checkpoint_seconds: float = 30.0) -> RegretRun:
     """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
     ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
-    ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe)."""
+    ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
+    ``checkpoint``: an ``.npz`` path, resumed from if it exists, written at recordings at
+    most every ``checkpoint_seconds`` and at the end."""
+    import os
     import resource
 
     start = time.perf_counter()
@@ -179,8 +183,19 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
     bp = Blueprint.of(dec, plan)
     built = time.perf_counter() - start
     floor = subgame_welfare(dec, bp.plan, j) if welfare_floor else None
+    key = f"{width}x{height}-T{timesteps}-m{ship}-g{gamma:g}-{blueprint}-{seed}-{width_jitter:g}-floor{welfare_floor}"
+    state = RegretState.load(checkpoint, key) if checkpoint and os.path.exists(checkpoint) else None
+    last = [time.perf_counter()]
+
+    def save(st: RegretState) -> None:
+        if checkpoint and time.perf_counter() - last[0] >= checkpoint_seconds:
+            st.save(checkpoint, key)
+            last[0] = time.perf_counter()
+
     res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
-                        welfare_floor=floor, progress=progress)
+                        welfare_floor=floor, progress=progress, state=state, checkpoint=save)
+    if checkpoint:
+        res.state.save(checkpoint, key)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
                      res, built, rss)

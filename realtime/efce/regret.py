@@ -433,16 +433,62 @@ class RegretRefinement:
     num_ops: int
     deviator_sequences: int
     deviator_terms: int
+    state: RegretState
+
+
+@dataclass
+class RegretState:
+    """Everything self-play carries between iterations (a checkpoint): regrets of both
+    sides, the weighted sums of their iterates, the recordings so far."""
+
+    iteration: int
+    mediator_regret: np.ndarray
+    deviator_regret: np.ndarray
+    plan_sum: np.ndarray
+    deviator_sum: np.ndarray
+    weight: float
+    recorded: list[int]
+    pseudo: list[float]
+    gap: list[float]
+    busy_seconds: float
+
+    @staticmethod
+    def fresh(num_slots: int, num_entries: int, num_seqs: int) -> RegretState:
+        return RegretState(0, np.zeros(num_slots), np.zeros(num_seqs), np.zeros(num_entries), np.zeros(num_seqs),
+                           0.0, [], [], [], 0.0)
+
+    def save(self, path: str, key: str) -> None:
+        """Write to ``path`` (``.npz``) atomically, tagged with ``key`` (the run's identity)."""
+        import os
+
+        tmp = f"{path}.tmp.npz"
+        np.savez(tmp, key=np.asarray(key), iteration=self.iteration, mediator_regret=self.mediator_regret,
+                 deviator_regret=self.deviator_regret, plan_sum=self.plan_sum, deviator_sum=self.deviator_sum,
+                 weight=self.weight, recorded=np.asarray(self.recorded, np.int64), pseudo=np.asarray(self.pseudo),
+                 gap=np.asarray(self.gap), busy_seconds=self.busy_seconds)
+        os.replace(tmp, path)
+
+    @staticmethod
+    def load(path: str, key: str) -> RegretState:
+        """Read a checkpoint; :class:`EfgError` if it belongs to another run."""
+        with np.load(path) as f:
+            if str(f["key"]) != key:
+                raise EfgError(f"checkpoint {path} is for {str(f['key'])!r}, not {key!r}")
+            return RegretState(int(f["iteration"]), f["mediator_regret"], f["deviator_regret"], f["plan_sum"],
+                               f["deviator_sum"], float(f["weight"]), f["recorded"].tolist(), f["pseudo"].tolist(),
+                               f["gap"].tolist(), float(f["busy_seconds"]))
 
 
 def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int = 1000, epsilon: float = 0.0,
                   record_every: int = 1, welfare_floor: float | None = None, cross_terms: bool = True,
-                  progress: Callable[[int, float], None] | None = None) -> RegretRefinement:
+                  progress: Callable[[int, float], None] | None = None, state: RegretState | None = None,
+                  checkpoint: Callable[[RegretState], None] | None = None) -> RegretRefinement:
     """Algorithm 2 on subgame ``j``: self-play of the mediator (scaled extensions) and the
-    deviator (CFR+), alternating, for ``iterations`` or until the saddle-point gap of the
-    averages is below ``epsilon`` (checked at recordings). ``welfare_floor``: also
-    require ``SW_j(xi) >= welfare_floor`` (a row like (B); the blueprint's SW_j makes the
-    target fully safe). ``progress(t, pseudo)`` is called at every recording."""
+    deviator (CFR+), alternating, up to iteration ``iterations`` or until the saddle-point
+    gap of the averages is below ``epsilon`` (checked at recordings). ``welfare_floor``:
+    also require ``SW_j(xi) >= welfare_floor`` (a row like (B); the blueprint's SW_j makes
+    the target fully safe). ``progress(t, pseudo)`` and ``checkpoint(state)`` are called
+    at every recording; ``state`` resumes from a checkpoint of the same run."""
     if iterations < 1 or record_every < 1:
         raise EfgError(f"iterations and record_every must be >= 1, got {iterations}, {record_every}")
     start = time.perf_counter()
@@ -455,46 +501,49 @@ def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int 
     tp = dev.treeplex
     m, mt = dev.m, dev.m.T.tocsr()
     xi = bp.plan[ext.pairs].copy()
-    n_slots = len(ext.tgt)
-    med_regret, strat = np.zeros(n_slots), np.zeros(n_slots)
-    dev_regret, z = np.zeros(tp.num_seqs), np.zeros(tp.num_seqs)
-    xi_sum, z_sum = np.zeros_like(xi), np.zeros(tp.num_seqs)
-    weight = 0.0
+    st = RegretState.fresh(len(ext.tgt), len(xi), tp.num_seqs) if state is None else state
+    if (st.mediator_regret.shape, st.deviator_regret.shape) != ((len(ext.tgt),), (tp.num_seqs,)):
+        raise EfgError("the resumed state does not fit this refinement")
+    strat, z = np.zeros(len(ext.tgt)), np.zeros(tp.num_seqs)
     loss, util = np.zeros(len(xi)), np.zeros(tp.num_seqs)
     kernels = (ext.kind, ext.src_ptr, ext.src, ext.tgt_ptr, ext.tgt)
     tpa = (tp.parent_seq, tp.first_seq, tp.num_actions)
-    recorded, pseudo, gaps = [], [], []
-    busy = 0.0
-    t = 0
-    for t in range(1, iterations + 1):
+    med_regret, dev_regret = st.mediator_regret, st.deviator_regret
+    stop = bool(st.gap) and st.gap[-1] < epsilon
+    while st.iteration < iterations and not stop:
+        t = st.iteration + 1
         tick = time.perf_counter()
         _mediator_recommend(*kernels, med_regret, strat, xi)
         _csr_matvec(mt.indptr, mt.indices, mt.data, xi, util)  # deviator's gain M^T xi + c
         util += dev.c
         _treeplex_recommend(*tpa, dev_regret, z)  # the z it played against xi (for the average)
-        z_sum += t * z
+        st.deviator_sum += t * z
         _treeplex_observe(*tpa, dev_regret, util)
         _treeplex_recommend(*tpa, dev_regret, z)  # alternation: the mediator faces the updated z
         _csr_matvec(m.indptr, m.indices, m.data, z, loss)
-        xi_sum += t * xi
-        weight += t
+        st.plan_sum += t * xi
+        st.weight += t
         _mediator_observe(*kernels, med_regret, strat, loss)
-        busy += time.perf_counter() - tick
+        st.busy_seconds += time.perf_counter() - tick
+        st.iteration = t
         if t % record_every == 0 or t == iterations:
-            avg = xi_sum / weight
+            avg = st.plan_sum / st.weight
             value = dev.violation(avg)
-            gap = value - _mediator_value(ext, m, z_sum / weight, dev.c, avg)
-            recorded.append(t)
-            pseudo.append(value)
-            gaps.append(gap)
+            st.recorded.append(t)
+            st.pseudo.append(value)
+            st.gap.append(value - _mediator_value(ext, m, st.deviator_sum / st.weight, dev.c, avg))
+            stop = st.gap[-1] < epsilon
             if progress is not None:
                 progress(t, value)
-            if gap < epsilon:
-                break
-    plan = ext.plan(xi_sum / weight, bp.plan)
-    return RegretRefinement(plan, j, t, np.asarray(recorded), np.asarray(pseudo), np.asarray(gaps),
-                            subgame_welfare(dec, bp.plan, j), subgame_welfare(dec, plan, j), busy / t, setup,
-                            len(ext.pairs), int(ext.free.sum()), ext.num_ops, tp.num_seqs, m.nnz)
+            if checkpoint is not None:
+                checkpoint(st)
+    if st.weight == 0:
+        raise EfgError("no iteration was run")
+    plan = ext.plan(st.plan_sum / st.weight, bp.plan)
+    return RegretRefinement(plan, j, st.iteration, np.asarray(st.recorded), np.asarray(st.pseudo), np.asarray(st.gap),
+                            subgame_welfare(dec, bp.plan, j), subgame_welfare(dec, plan, j),
+                            st.busy_seconds / st.iteration, setup, len(ext.pairs), int(ext.free.sum()), ext.num_ops,
+                            tp.num_seqs, m.nnz, st)
 
 
 def _mediator_value(ext: ScaledExtensions, m: sp.csr_matrix, z: np.ndarray, c: np.ndarray, xi: np.ndarray) -> float:
