@@ -12,7 +12,7 @@ import scipy.sparse as sp
 
 from pokerbot.efg.game import Branch, EfgError, Game, Leaf, Move, build_game
 from pokerbot.efg.lp import linear_program
-from realtime.efce.experiments import instance
+from realtime.efce.experiments import instance, regret_run
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
 from realtime.efce.regret import (
     RegretState,
@@ -172,3 +172,14 @@ def test_checkpoint_resume_is_exact(tmp_path) -> None:  # type: ignore[no-untype
     assert np.array_equal(resumed.plan, whole.plan)
     assert resumed.recorded.tolist() == whole.recorded.tolist() == [20, 40, 60, 80, 100]
     assert np.array_equal(resumed.pseudo_exploitability, whole.pseudo_exploitability)
+
+
+@pytest.mark.slow
+def test_medium_instance_size_and_progress() -> None:
+    # Fig. 2's Medium: |Ξ| = 3.89M is Battleship 3x2 with a 1x1 ship and T = 3 firing
+    # timesteps in our (Table 1's) count; a few hundred iterations make progress.
+    run = regret_run(3, 2, 3, 1, 2.0, iterations=300, record_every=100)
+    assert run.num_pairs == 3_893_341 and round(run.num_pairs / 1e6, 2) == 3.89
+    assert run.size == 115_966 and run.subgames == 36
+    p = run.result.pseudo_exploitability
+    assert p[-1] < p[0] and p[-1] < 1e-3

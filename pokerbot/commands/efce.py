@@ -47,6 +47,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop early once the saddle-point gap is below this (default 0: run all iterations)")
     regret.add_argument("--fully-safe", action="store_true",
                         help="also require the subgame's blueprint welfare (default: safety constraints only)")
+    regret.add_argument("--compare-lp", action="store_true",
+                        help="also solve the LP for the smallest possible pseudo-exploitability v* (small "
+                             "instances; default: off)")
     regret.add_argument("--checkpoint", metavar="NPZ", default=None,
                         help="save the self-play state here (every 30 s and at the end) and resume from it "
                              "if it exists (default: none)")
@@ -127,7 +130,7 @@ def _run_regret(args: argparse.Namespace) -> int:
             r = regret_run(w, h, args.timesteps, args.ship, gamma, iterations=args.iterations,
                            record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
                            seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress,
-                           checkpoint=ckpt)
+                           checkpoint=ckpt, check=not args.no_check, compare_lp=args.compare_lp)
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         res = r.result
         print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "
@@ -139,6 +142,11 @@ def _run_regret(args: argparse.Namespace) -> int:
               f"(load average {load})")
         print(f"after {res.iterations} iterations: pseudo-exploitability {res.pseudo_exploitability[-1]:.3e}, "
               f"saddle gap {res.gap[-1]:.3e}; subgame welfare {res.blueprint_welfare:.6g} -> {res.refined_welfare:.6g}")
+        if r.safety_violation is not None:
+            print(f"exact safety of the average plan: max δ* excess {r.safety_violation:.3e} (≤ 0: safe)")
+        if r.lp_value is not None:
+            print(f"LP saddle value v* = {r.lp_value:.3e} ({r.lp_seconds:.1f} s): pseudo-exploitability − v* = "
+                  f"{res.pseudo_exploitability[-1] - r.lp_value:.3e}")
         print("iteration  pseudo-exploitability  gap")
         for t, v, g in zip(res.recorded, res.pseudo_exploitability, res.gap, strict=True):
             print(f"{t:9d}  {v:21.4e}  {g:.4e}")

@@ -21,7 +21,7 @@ import numpy as np
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
-from realtime.efce.regret import RegretRefinement, RegretState, regret_refine
+from realtime.efce.regret import RegretRefinement, RegretState, regret_refine, violation_lp
 from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
 
 #: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
@@ -162,18 +162,25 @@ class RegretRun:
     result: RegretRefinement
     build_seconds: float
     peak_rss_mib: float
+    #: With ``check``: the exact ``max_t δ*(plan; t) − max(0, δ*(blueprint; t))`` of the
+    #: average plan over all triggers (Definition 9; ≤ 0 safe).
+    safety_violation: float | None = None
+    #: With ``compare_lp``: the LP's saddle value ``v*`` (smallest possible pseudo-exploitability).
+    lp_value: float | None = None
+    lp_seconds: float | None = None
 
 
 def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
                record_every: int = 10, epsilon: float = 0.0, blueprint: str = "uniform", seed: int = 0,
                width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
                progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
-               checkpoint_seconds: float = 30.0) -> RegretRun:
+               checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False) -> RegretRun:
     """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
     ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
     ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
     ``checkpoint``: an ``.npz`` path, resumed from if it exists, written at recordings at
-    most every ``checkpoint_seconds`` and at the end."""
+    most every ``checkpoint_seconds`` and at the end. ``check``: exact safety of the
+    average plan; ``compare_lp``: the LP's saddle value (:func:`violation_lp`)."""
     import os
     import resource
 
@@ -197,8 +204,14 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
     if checkpoint:
         res.state.save(checkpoint, key)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    violation = safety(dec.space, bp, res.plan).violation if check else None
+    lp_value, lp_seconds = None, None
+    if compare_lp:
+        t0 = time.perf_counter()
+        lp_value = violation_lp(dec, bp, j, welfare_floor=floor)
+        lp_seconds = time.perf_counter() - t0
     return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
-                     res, built, rss)
+                     res, built, rss, violation, lp_value, lp_seconds)
 
 
 def plot_curve(run: RegretRun, path: str, load: str) -> None:
