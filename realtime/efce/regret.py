@@ -576,8 +576,9 @@ def violation_lp(dec: Decomposition, bp: Blueprint, j: int, plan: np.ndarray | N
     space = dec.space
     a = rp.a_ub.tocsc()
     n_rows = a.shape[0]
+    aux = a[:, rp.num_pairs:].tocoo()
     top = np.ones(n_rows)
-    top[np.unique(a[:, rp.num_pairs:].tocoo().row[a[:, rp.num_pairs:].tocoo().data < 0])] = 0.0
+    top[aux.row[aux.data < 0]] = 0.0  # rows defining a ν are not constraints of their own
     free = rp.free if plan is None else np.zeros_like(rp.free)
     known = ~free
     x_known = bp.plan if plan is None else plan
