@@ -19,6 +19,8 @@ from realtime.efce.regret import (
     _mediator_recommend,
     _mediator_value,
     deviator_space,
+    max_welfare_bound,
+    regret_max_welfare,
     regret_refine,
     scaled_extensions,
     violation_lp,
@@ -183,3 +185,18 @@ def test_medium_instance_size_and_progress() -> None:
     assert run.size == 115_966 and run.subgames == 36
     p = run.result.pseudo_exploitability
     assert p[-1] < p[0] and p[-1] < 1e-3
+
+
+def test_welfare_search_approaches_the_lp_optimum() -> None:
+    dec, j = instance(4, 3, 2.0)
+    bp = Blueprint.of(dec, uniform_plan(dec.space))
+    lp = refine(dec, bp, j)  # fully safe LP optimum −2.539e-2 over the blueprint's −3.125e-2
+    assert abs(max_welfare_bound(dec, bp, j) - refine(dec, bp, j, incentives=False).refined_welfare) < 1e-9
+    search = regret_max_welfare(dec, bp, j, steps=6, iterations=1500, tolerance=1e-5, record_every=1500)
+    gain = lp.refined_welfare - lp.blueprint_welfare
+    assert search.best.pseudo_exploitability[-1] <= 1e-5
+    assert search.best.refined_welfare >= lp.blueprint_welfare + 0.8 * gain
+    assert search.best.refined_welfare <= lp.refined_welfare + 1e-3
+    for floor, _, lower, _ in search.steps:  # a positive lower bound certifies infeasibility
+        if lower > 1e-9:
+            assert floor > lp.refined_welfare

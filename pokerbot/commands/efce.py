@@ -47,6 +47,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="stop early once the saddle-point gap is below this (default 0: run all iterations)")
     regret.add_argument("--fully-safe", action="store_true",
                         help="also require the subgame's blueprint welfare (default: safety constraints only)")
+    regret.add_argument("--max-welfare", type=int, default=0, metavar="STEPS",
+                        help="maximise the subgame's welfare by binary search over a welfare floor, STEPS "
+                             "halvings of --iterations each (default 0: safety only)")
+    regret.add_argument("--tolerance", type=float, default=1e-5,
+                        help="--max-welfare: a floor counts as met at pseudo-exploitability <= this (default 1e-5)")
     regret.add_argument("--compare-lp", action="store_true",
                         help="also solve the LP for the smallest possible pseudo-exploitability v* (small "
                              "instances; default: off)")
@@ -102,8 +107,10 @@ def _run_regret(args: argparse.Namespace) -> int:
         raise PokerbotError(f"--ship: a 1 x {args.ship} ship does not fit a {w} x {h} grid")
     if args.iterations < 1 or args.record_every < 1:
         raise PokerbotError("--iterations and --record-every must be >= 1")
-    if args.epsilon < 0:
-        raise PokerbotError("--epsilon must be >= 0")
+    if args.epsilon < 0 or args.tolerance < 0 or args.max_welfare < 0:
+        raise PokerbotError("--epsilon, --tolerance and --max-welfare must be >= 0")
+    if args.max_welfare and (args.checkpoint or args.fully_safe):
+        raise PokerbotError("--max-welfare runs its own floors; it takes no --checkpoint or --fully-safe")
     gammas = [2.0] if args.gammas is None else args.gammas
     if any(g < 0 for g in gammas):
         raise PokerbotError("--gammas must be non-negative")
@@ -130,7 +137,8 @@ def _run_regret(args: argparse.Namespace) -> int:
             r = regret_run(w, h, args.timesteps, args.ship, gamma, iterations=args.iterations,
                            record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
                            seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress,
-                           checkpoint=ckpt, check=not args.no_check, compare_lp=args.compare_lp)
+                           checkpoint=ckpt, check=not args.no_check, compare_lp=args.compare_lp,
+                           max_welfare_steps=args.max_welfare, tolerance=args.tolerance)
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         res = r.result
         print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "
@@ -142,6 +150,12 @@ def _run_regret(args: argparse.Namespace) -> int:
               f"(load average {load})")
         print(f"after {res.iterations} iterations: pseudo-exploitability {res.pseudo_exploitability[-1]:.3e}, "
               f"saddle gap {res.gap[-1]:.3e}; subgame welfare {res.blueprint_welfare:.6g} -> {res.refined_welfare:.6g}")
+        if r.search is not None:
+            print(f"welfare search (unconstrained max {r.search.upper:.6g}): floor, pseudo-exploitability, "
+                  "lower bound on v* (> 0: infeasible), met")
+            for floor, pseudo, lower, met in r.search.steps:
+                print(f"  {floor:.6g}  {pseudo:.3e}  {lower:.3e}  {'met' if met else 'not met'}")
+            print(f"highest floor met: {r.search.floor:.6g}")
         if r.safety_violation is not None:
             print(f"exact safety of the average plan: max δ* excess {r.safety_violation:.3e} (≤ 0: safe)")
         if r.lp_value is not None:

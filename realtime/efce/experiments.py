@@ -21,7 +21,14 @@ import numpy as np
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
-from realtime.efce.regret import RegretRefinement, RegretState, regret_refine, violation_lp
+from realtime.efce.regret import (
+    RegretRefinement,
+    RegretState,
+    WelfareSearch,
+    regret_max_welfare,
+    regret_refine,
+    violation_lp,
+)
 from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
 
 #: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
@@ -168,19 +175,24 @@ class RegretRun:
     #: With ``compare_lp``: the LP's saddle value ``v*`` (smallest possible pseudo-exploitability).
     lp_value: float | None = None
     lp_seconds: float | None = None
+    #: With ``max_welfare_steps``: the binary search (``result`` is its best run).
+    search: WelfareSearch | None = None
 
 
 def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
                record_every: int = 10, epsilon: float = 0.0, blueprint: str = "uniform", seed: int = 0,
                width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
                progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
-               checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False) -> RegretRun:
+               checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False,
+               max_welfare_steps: int = 0, tolerance: float = 1e-5) -> RegretRun:
     """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
     ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
     ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
     ``checkpoint``: an ``.npz`` path, resumed from if it exists, written at recordings at
     most every ``checkpoint_seconds`` and at the end. ``check``: exact safety of the
-    average plan; ``compare_lp``: the LP's saddle value (:func:`violation_lp`)."""
+    average plan; ``compare_lp``: the LP's saddle value (:func:`violation_lp`).
+    ``max_welfare_steps > 0``: binary search for the highest welfare floor met within
+    ``tolerance`` (:func:`regret_max_welfare`, ``iterations`` per step; no checkpoint)."""
     import os
     import resource
 
@@ -199,9 +211,16 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
             st.save(checkpoint, key)
             last[0] = time.perf_counter()
 
-    res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
-                        welfare_floor=floor, progress=progress, state=state, checkpoint=save)
-    if checkpoint:
+    search = None
+    if max_welfare_steps > 0:
+        search = regret_max_welfare(dec, bp, j, steps=max_welfare_steps, iterations=iterations, tolerance=tolerance,
+                                    record_every=record_every)
+        res = search.best
+        floor = search.floor
+    else:
+        res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
+                            welfare_floor=floor, progress=progress, state=state, checkpoint=save)
+    if checkpoint and search is None:
         res.state.save(checkpoint, key)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
     violation = safety(dec.space, bp, res.plan).violation if check else None
@@ -211,7 +230,7 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
         lp_value = violation_lp(dec, bp, j, welfare_floor=floor)
         lp_seconds = time.perf_counter() - t0
     return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
-                     res, built, rss, violation, lp_value, lp_seconds)
+                     res, built, rss, violation, lp_value, lp_seconds, search)
 
 
 def plot_curve(run: RegretRun, path: str, load: str) -> None:

@@ -599,3 +599,58 @@ def violation_lp(dec: Decomposition, bp: Blueprint, j: int, plan: np.ndarray | N
         a_eq = sp.hstack([poly[:, np.flatnonzero(free)], sp.csr_matrix((len(rows), rp.num_aux + 1))]).tocsr()
     res = linear_program(c, a_ub=a_ub, b_ub=b, a_eq=a_eq, b_eq=b_eq, lower=lower, what="largest violation")
     return float(res.x[-1])
+
+
+# --- welfare: binary search over a welfare floor -------------------------------------------
+
+
+@dataclass(frozen=True)
+class WelfareSearch:
+    """Binary search for the largest welfare floor Algorithm 2 meets within ``tolerance``.
+    ``best``: the run at the highest floor met (the blueprint's welfare at worst);
+    ``steps``: ``(floor, pseudo-exploitability, certified lower bound on v*, met)`` per
+    step (a lower bound > 0 proves the floor infeasible); ``upper``: max SW_j over Ξ_j."""
+
+    best: RegretRefinement
+    floor: float
+    steps: list[tuple[float, float, float, bool]]
+    upper: float
+
+
+def max_welfare_bound(dec: Decomposition, bp: Blueprint, j: int) -> float:
+    """``max_{xi in Ξ_j} SW_j(xi)`` without incentive constraints (through the decomposition)."""
+    ext = scaled_extensions(dec, j)
+    loss = np.zeros(len(ext.pairs))
+    loss[ext.free] = -dec.space.welfare[ext.pairs[ext.free]]
+    _mediator_best(ext.kind, ext.src_ptr, ext.src, ext.tgt_ptr, ext.tgt, loss)
+    fixed = ~ext.free
+    return -float(loss[fixed] @ bp.plan[ext.pairs][fixed])
+
+
+def regret_max_welfare(dec: Decomposition, bp: Blueprint, j: int, *, steps: int = 8, iterations: int = 1000,
+                       tolerance: float = 1e-5, record_every: int = 100,
+                       progress: Callable[[int, float, float, bool], None] | None = None) -> WelfareSearch:
+    """Welfare maximisation with Algorithm 2 (the paper: "typically requires binary
+    search"): start from the blueprint's SW_j (feasible) and the unconstrained maximum;
+    a floor is met when the average plan's pseudo-exploitability is ≤ ``tolerance`` after
+    ``iterations``. ``progress(step, floor, pseudo, met)`` after each step."""
+    if steps < 0 or tolerance < 0:
+        raise EfgError(f"steps and tolerance must be >= 0, got {steps}, {tolerance}")
+    lo = subgame_welfare(dec, bp.plan, j)
+    hi = max_welfare_bound(dec, bp, j)
+    best = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, welfare_floor=lo)
+    upper = hi
+    log: list[tuple[float, float, float, bool]] = []
+    for k in range(steps):
+        mid = (lo + hi) / 2
+        run = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, welfare_floor=mid)
+        pseudo = float(run.pseudo_exploitability[-1])
+        met = pseudo <= tolerance
+        log.append((mid, pseudo, pseudo - float(run.gap[-1]), met))
+        if met:
+            lo, best = mid, run
+        else:
+            hi = mid
+        if progress is not None:
+            progress(k + 1, mid, pseudo, met)
+    return WelfareSearch(best, lo, log, upper)
