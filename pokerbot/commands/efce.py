@@ -128,17 +128,23 @@ def _run_regret(args: argparse.Namespace) -> int:
     for gamma in gammas:
         print(f"building Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g} ...", file=sys.stderr)
         ckpt = args.checkpoint if args.checkpoint is None or len(gammas) == 1 else f"{args.checkpoint}.g{gamma:g}.npz"
-        with tqdm(total=args.iterations, desc="Algorithm 2", unit=" it", file=sys.stderr) as bar:
+        searching = args.max_welfare > 0
+        with tqdm(total=args.max_welfare if searching else args.iterations, desc="Algorithm 2",
+                  unit=" floor" if searching else " it", file=sys.stderr) as bar:
 
             def progress(t: int, value: float) -> None:
                 bar.update(t - bar.n)
                 bar.set_postfix(pseudo=f"{value:.3g}")
 
+            def step(k: int, floor: float, value: float, met: bool) -> None:
+                bar.update(k - bar.n)
+                bar.set_postfix(floor=f"{floor:.5g}", pseudo=f"{value:.3g}", met=met)
+
             r = regret_run(w, h, args.timesteps, args.ship, gamma, iterations=args.iterations,
                            record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
                            seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress,
                            checkpoint=ckpt, check=not args.no_check, compare_lp=args.compare_lp,
-                           max_welfare_steps=args.max_welfare, tolerance=args.tolerance)
+                           max_welfare_steps=args.max_welfare, tolerance=args.tolerance, search_progress=step)
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         res = r.result
         print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "

@@ -184,7 +184,8 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
                width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
                progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
                checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False,
-               max_welfare_steps: int = 0, tolerance: float = 1e-5) -> RegretRun:
+               max_welfare_steps: int = 0, tolerance: float = 1e-5,
+               search_progress: Callable[[int, float, float, bool], None] | None = None) -> RegretRun:
     """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
     ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
     ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
@@ -214,7 +215,7 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
     search = None
     if max_welfare_steps > 0:
         search = regret_max_welfare(dec, bp, j, steps=max_welfare_steps, iterations=iterations, tolerance=tolerance,
-                                    record_every=record_every)
+                                    record_every=record_every, progress=search_progress)
         res = search.best
         floor = search.floor
     else:
