@@ -13,6 +13,7 @@ import scipy.sparse as sp
 from pokerbot.efg.game import Branch, EfgError, Game, Leaf, Move, build_game
 from pokerbot.efg.lp import linear_program
 from realtime.efce.experiments import instance, regret_run
+from realtime.efce.agent import Mediator
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
 from realtime.efce.regret import (
     RegretState,
@@ -200,3 +201,25 @@ def test_welfare_search_approaches_the_lp_optimum() -> None:
     for floor, _, lower, _ in search.steps:  # a positive lower bound certifies infeasibility
         if lower > 1e-9:
             assert floor > lp.refined_welfare
+
+
+def test_algorithm1_with_the_regret_refiner() -> None:
+    dec, _ = instance(3, 2, 2.0)
+    bp = Blueprint.of(dec, jittered_plan(dec.space, 0.5, 2))
+    plans: dict[int, np.ndarray] = {}
+
+    def refiner(d: Decomposition, b: Blueprint, j: int):  # type: ignore[no-untyped-def]
+        res = regret_refine(d, b, j, iterations=50, record_every=50)
+        plans[j] = res.plan
+        return res
+
+    med = Mediator(dec, bp, refiner=refiner)
+    rng = np.random.default_rng(0)
+    refined = 0
+    for _ in range(40):
+        med.play(rng)
+        if med.refined is not None:
+            refined += 1
+            assert np.array_equal(med.plan, plans[med.refined])  # recommends from Algorithm 2's plan
+            assert not np.array_equal(med.plan, bp.plan)
+    assert refined > 10 and med.refinements == refined
