@@ -632,8 +632,9 @@ def regret_max_welfare(dec: Decomposition, bp: Blueprint, j: int, *, steps: int 
                        progress: Callable[[int, float, float, bool], None] | None = None) -> WelfareSearch:
     """Welfare maximisation with Algorithm 2 (the paper: "typically requires binary
     search"): start from the blueprint's SW_j (feasible) and the unconstrained maximum;
-    a floor is met when the average plan's pseudo-exploitability is ≤ ``tolerance`` after
-    ``iterations``. ``progress(step, floor, pseudo, met)`` after each step."""
+    a floor is met when, after ``iterations``, the average plan's pseudo-exploitability is
+    ≤ ``tolerance`` and the certified lower bound on ``v*`` is ≤ 0 (a violation within the
+    tolerance alone can buy much welfare where reach probabilities are small). ``progress(step, floor, pseudo, met)`` after each step."""
     if steps < 0 or tolerance < 0:
         raise EfgError(f"steps and tolerance must be >= 0, got {steps}, {tolerance}")
     lo = subgame_welfare(dec, bp.plan, j)
@@ -645,8 +646,9 @@ def regret_max_welfare(dec: Decomposition, bp: Blueprint, j: int, *, steps: int 
         mid = (lo + hi) / 2
         run = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, welfare_floor=mid)
         pseudo = float(run.pseudo_exploitability[-1])
-        met = pseudo <= tolerance
-        log.append((mid, pseudo, pseudo - float(run.gap[-1]), met))
+        lower = pseudo - float(run.gap[-1])
+        met = pseudo <= tolerance and lower <= 0.0  # lower > 0 proves the floor infeasible
+        log.append((mid, pseudo, lower, met))
         if met:
             lo, best = mid, run
         else:
