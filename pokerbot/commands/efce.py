@@ -87,7 +87,28 @@ def _grid(spec: str) -> tuple[int, int]:
     return w, h
 
 
+#: Options that only one mode reads (given in the other, they are an error, not ignored).
+_LP_ONLY = ("instances", "seeds", "literal", "lp_method")
+_REGRET_ONLY = ("grid", "timesteps", "ship", "blueprint", "seed", "iterations", "record_every", "epsilon",
+                "fully_safe", "max_welfare", "tolerance", "compare_lp", "checkpoint", "plot")
+
+
 def run(args: argparse.Namespace) -> int:
+    import math
+
+    from pokerbot.errors import PokerbotError
+
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    defaults = vars(parser.parse_args([]))
+    other = _LP_ONLY if args.refine == "regret" else _REGRET_ONLY
+    for dest in other:
+        if getattr(args, dest, defaults[dest]) != defaults[dest]:
+            raise PokerbotError(f"--{dest.replace('_', '-')} does not apply to --refine {args.refine}")
+    for name, values in (("--gammas", args.gammas or []), ("--width", [args.width or 0.0]),
+                         ("--epsilon", [args.epsilon]), ("--tolerance", [args.tolerance])):
+        if not all(math.isfinite(v) for v in values):
+            raise PokerbotError(f"{name} must be finite")
     if args.refine == "regret":
         return _run_regret(args)
     return _run_lp(args)
@@ -105,8 +126,10 @@ def _run_regret(args: argparse.Namespace) -> int:
         raise PokerbotError(f"--timesteps: need 2 <= T <= {w * h} cells (T = 1 has no subgame), got {args.timesteps}")
     if args.ship < 1 or args.ship > max(w, h):
         raise PokerbotError(f"--ship: a 1 x {args.ship} ship does not fit a {w} x {h} grid")
-    if args.iterations < 1 or args.record_every < 1:
-        raise PokerbotError("--iterations and --record-every must be >= 1")
+    if not 1 <= args.iterations <= 10**9 or not 1 <= args.record_every <= 10**9:
+        raise PokerbotError("--iterations and --record-every must be in 1 .. 10^9")
+    if not 0 <= args.seed < 2**32 or args.max_welfare > 64:
+        raise PokerbotError("--seed must be in 0 .. 2^32 - 1 and --max-welfare at most 64")
     if args.epsilon < 0 or args.tolerance < 0 or args.max_welfare < 0:
         raise PokerbotError("--epsilon, --tolerance and --max-welfare must be >= 0")
     if args.max_welfare and (args.checkpoint or args.fully_safe):
@@ -115,8 +138,8 @@ def _run_regret(args: argparse.Namespace) -> int:
     if any(g < 0 for g in gammas):
         raise PokerbotError("--gammas must be non-negative")
     for opt, path in (("--plot", args.plot), ("--checkpoint", args.checkpoint)):
-        if path is not None and not Path(path).resolve().parent.is_dir():
-            raise PokerbotError(f"{opt}: directory of {path} does not exist")
+        if path is not None and (not path.strip() or Path(path).is_dir() or not Path(path).resolve().parent.is_dir()):
+            raise PokerbotError(f"{opt}: {path!r} is not a file path in an existing directory")
     width = 0.25 if args.width is None else args.width
     if not 0.0 <= width <= 1.0:
         raise PokerbotError(f"--width must be in [0, 1], got {width}")
@@ -187,8 +210,8 @@ def _run_lp(args: argparse.Namespace) -> int:
     rows_spec = [_parse(s) for s in args.instances]
     if any(g < 0 for g in args.gammas):
         raise PokerbotError("--gammas must be non-negative")
-    if args.seeds < 0:
-        raise PokerbotError("--seeds must be >= 0")
+    if not 0 <= args.seeds <= 1000:
+        raise PokerbotError("--seeds must be in 0 .. 1000")
 
     from tqdm import tqdm
 
