@@ -224,3 +224,20 @@ def test_algorithm1_with_the_regret_refiner() -> None:
             assert np.array_equal(med.plan, plans[med.refined])  # recommends from Algorithm 2's plan
             assert not np.array_equal(med.plan, bp.plan)
     assert refined > 10 and med.refinements == refined
+
+
+def test_cli_regret_mode(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from pokerbot.cli import main
+
+    png, npz = tmp_path / "curve.png", tmp_path / "state.npz"
+    base = ["efce", "--refine", "regret", "--grid", "3,1", "--timesteps", "2", "--record-every", "20",
+            "--plot", str(png), "--checkpoint", str(npz)]
+    assert main([*base, "--iterations", "40"]) == 0
+    out = capsys.readouterr().out
+    assert "|Ξ| = 1,150, |Ξ_j| = 382" in out and "exact safety of the average plan" in out
+    assert png.stat().st_size > 0 and RegretState.load(str(npz), "3x1-T2-m1-g2-uniform-0-0.25-floorFalse").iteration == 40
+    assert main([*base, "--iterations", "60"]) == 0  # resumes from iteration 40
+    out = capsys.readouterr().out
+    assert "after 60 iterations" in out and "       40" in out  # the resumed recordings are kept
+    assert main(["efce", "--plot", str(png)]) == 1
+    assert "pokerbot efce: error: --plot does not apply to --refine lp" in capsys.readouterr().err
