@@ -7,7 +7,9 @@
 - :mod:`realtime.efce.subgames`: subgame decompositions (Theorem 1's partition), the safe
   LP refinement of one subgame (constraints (A), (B), (C) with the cross terms), safety
   checks on the complete refinement.
-- :mod:`realtime.efce.experiments`: Table 1 on Battleship.
+- :mod:`realtime.efce.regret`: the regret-minimisation refinement (Algorithm 2): Ξ_j as
+  scaled extensions, the LP's constraint rows as the deviator's treeplex, self-play.
+- :mod:`realtime.efce.experiments`: Table 1 and Fig. 2 on Battleship.
 
 See ``docs/efce.md``.
 """

@@ -22,6 +22,7 @@ from collections.abc import Callable
 import numpy as np
 
 from pokerbot.efg.game import TERMINAL, EfgError
+from realtime.efce.regret import RegretRefinement
 from realtime.efce.subgames import Blueprint, Decomposition, Refinement, refine
 
 
@@ -53,10 +54,12 @@ def outcome_distribution(dec: Decomposition, plan: np.ndarray) -> np.ndarray:
 
 
 class Mediator:
-    """Algorithm 1: the blueprint until a subgame is entered, then its refinement."""
+    """Algorithm 1: the blueprint until a subgame is entered, then its refinement
+    (``refiner``: the LP, :func:`refine`, or e.g. ``lambda d, b, j: regret_refine(d, b, j,
+    iterations=1000)`` for Algorithm 2)."""
 
     def __init__(self, dec: Decomposition, blueprint: Blueprint,
-                 refiner: Callable[[Decomposition, Blueprint, int], Refinement] = refine) -> None:
+                 refiner: Callable[[Decomposition, Blueprint, int], Refinement | RegretRefinement] = refine) -> None:
         self.dec = dec
         self.blueprint = blueprint
         self.refiner = refiner

@@ -21,7 +21,15 @@ import numpy as np
 
 from pokerbot.efg.battleship import battleship, first_shot_subgame_key
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
-from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety
+from realtime.efce.regret import (
+    RegretRefinement,
+    RegretState,
+    WelfareSearch,
+    regret_max_welfare,
+    regret_refine,
+    violation_lp,
+)
+from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
 
 #: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
 DEFAULT_WIDTH = 0.25
@@ -57,7 +65,13 @@ class Row:
 
 def instance(n: int, timesteps: int, gamma: float) -> tuple[Decomposition, int]:
     """The decomposition of the ``n x 1`` instance and the index of :data:`FIRST_SUBGAME`."""
-    g = battleship(n, 1, timesteps, gamma=gamma)
+    return grid_instance(n, 1, timesteps, 1, gamma)
+
+
+def grid_instance(width: int, height: int, timesteps: int, ship: int, gamma: float) -> tuple[Decomposition, int]:
+    """The ``W x H`` instance with a ``1 x m`` ship, decomposed by the first shots
+    (``T' = 1``), and the index of :data:`FIRST_SUBGAME`."""
+    g = battleship(width, height, timesteps, ship=ship, gamma=gamma)
     space = CorrelationSpace.of(g)
     ids, keys = node_subgames(space, lambda h: first_shot_subgame_key(g, h))
     return Decomposition.of(space, ids), keys.index(FIRST_SUBGAME)
@@ -129,3 +143,118 @@ def format_table(rows: Sequence[Row], load: str) -> str:
     lines.append(f"\nload average: {load}; welfare in units of 1e-2; 'max δ* excess' = max over triggers of "
                  "δ*(refined) − max(0, δ*(blueprint)) (≤ 0: safe).")
     return "\n".join(lines)
+
+
+# --- Algorithm 2 at scale (the paper's Fig. 2) ---------------------------------------------
+
+#: Fig. 2's instances as printed: name -> (W, H, T, m, |Ξ|). Our ``T`` counts firing
+#: timesteps as in Table 1 (whose |Ξ_j| we match); the printed Medium |Ξ| = 3.89M is
+#: ``battleship(3, 2, 3)``'s (3,893,341 pairs), not T = 4's (docs/efce.md).
+FIG2 = {"medium": (3, 2, 4, 1, 3.89e6), "large": (3, 2, 4, 2, 111e6), "huge": (3, 2, 5, 2, 360e6)}
+
+
+@dataclass(frozen=True)
+class RegretRun:
+    """One Algorithm 2 run on a Battleship instance: sizes, the result, build seconds
+    (game, correlation space, decomposition, blueprint values) and peak RSS in MiB."""
+
+    width: int
+    height: int
+    timesteps: int
+    ship: int
+    gamma: float
+    num_pairs: int
+    size: int
+    subgames: int
+    result: RegretRefinement
+    build_seconds: float
+    peak_rss_mib: float
+    #: With ``check``: the exact ``max_t δ*(plan; t) − max(0, δ*(blueprint; t))`` of the
+    #: average plan over all triggers (Definition 9; ≤ 0 safe).
+    safety_violation: float | None = None
+    #: With ``compare_lp``: the LP's saddle value ``v*`` (smallest possible pseudo-exploitability).
+    lp_value: float | None = None
+    lp_seconds: float | None = None
+    #: With ``max_welfare_steps``: the binary search (``result`` is its best run).
+    search: WelfareSearch | None = None
+
+
+def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
+               record_every: int = 10, epsilon: float = 0.0, blueprint: str = "uniform", seed: int = 0,
+               width_jitter: float = DEFAULT_WIDTH, welfare_floor: bool = False,
+               progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
+               checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False,
+               max_welfare_steps: int = 0, tolerance: float = 1e-5,
+               search_progress: Callable[[int, float, float, bool], None] | None = None) -> RegretRun:
+    """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
+    ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
+    ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
+    ``checkpoint``: an ``.npz`` path, resumed from if it exists, written at recordings at
+    most every ``checkpoint_seconds`` and at the end. ``check``: exact safety of the
+    average plan; ``compare_lp``: the LP's saddle value (:func:`violation_lp`).
+    ``max_welfare_steps > 0``: binary search for the highest welfare floor met within
+    ``tolerance`` (:func:`regret_max_welfare`, ``iterations`` per step; no checkpoint)."""
+    import os
+    import resource
+
+    start = time.perf_counter()
+    dec, j = grid_instance(width, height, timesteps, ship, gamma)
+    plan = uniform_plan(dec.space) if blueprint == "uniform" else jittered_plan(dec.space, width_jitter, seed)
+    bp = Blueprint.of(dec, plan)
+    built = time.perf_counter() - start
+    floor = subgame_welfare(dec, bp.plan, j) if welfare_floor else None
+    key = f"{width}x{height}-T{timesteps}-m{ship}-g{gamma:g}-{blueprint}-{seed}-{width_jitter:g}-floor{welfare_floor}"
+    state = RegretState.load(checkpoint, key) if checkpoint and os.path.exists(checkpoint) else None
+    last = [time.perf_counter()]
+
+    def save(st: RegretState) -> None:
+        if checkpoint and time.perf_counter() - last[0] >= checkpoint_seconds:
+            st.save(checkpoint, key)
+            last[0] = time.perf_counter()
+
+    search = None
+    if max_welfare_steps > 0:
+        search = regret_max_welfare(dec, bp, j, steps=max_welfare_steps, iterations=iterations, tolerance=tolerance,
+                                    record_every=record_every, progress=search_progress)
+        res = search.best
+        floor = search.floor
+    else:
+        res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
+                            welfare_floor=floor, progress=progress, state=state, checkpoint=save)
+    if checkpoint and search is None:
+        res.state.save(checkpoint, key)
+    rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
+    violation = safety(dec.space, bp, res.plan).violation if check else None
+    lp_value, lp_seconds = None, None
+    if compare_lp:
+        t0 = time.perf_counter()
+        lp_value = violation_lp(dec, bp, j, welfare_floor=floor)
+        lp_seconds = time.perf_counter() - t0
+    return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
+                     res, built, rss, violation, lp_value, lp_seconds, search)
+
+
+def plot_curve(run: RegretRun, path: str, load: str) -> None:
+    """Pseudo-exploitability of the average plan against iterations (log-log where
+    positive; the paper's Fig. 2, left) as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    r = run.result
+    fig, ax = plt.subplots(figsize=(6, 4))
+    pos = r.pseudo_exploitability > 0
+    ax.loglog(r.recorded[pos], r.pseudo_exploitability[pos], label="pseudo-exploitability (average plan)")
+    ax.loglog(r.recorded, np.maximum(r.gap, 1e-16), "--", label="saddle-point gap")
+    ax.set_xlabel("iteration")
+    ax.set_ylabel("largest constraint violation")
+    ax.set_title(f"Battleship {run.width}x{run.height}, T={run.timesteps}, m={run.ship}, γ={run.gamma:g}: "
+                 f"|Ξ| = {run.num_pairs:,}, |Ξ_j| = {run.size:,}", fontsize=9)
+    ax.text(0.02, 0.02, f"{r.seconds_per_iteration * 1e3:.1f} ms/iteration, peak RSS {run.peak_rss_mib:.0f} MiB, "
+            f"load {load}", transform=ax.transAxes, fontsize=7)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=120)
+    plt.close(fig)

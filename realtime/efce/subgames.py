@@ -241,15 +241,26 @@ class Refinement:
     num_constraints: int
 
 
-def refine(dec: Decomposition, bp: Blueprint, j: int, *, objective: str = "welfare",
-           incentives: bool = True, cross_terms: bool = True, method: str = "highs") -> Refinement:
-    """The LP refinement of subgame ``j`` (module docstring). ``objective``: ``"welfare"``
-    (fully safe: maximise the welfare of ``S_j``) or ``"feasible"``; ``incentives=False``
-    drops (A)-(C) (unsafe: the negative control); ``cross_terms=False`` is the paper's
-    literal (B)/(C) without the pre-/in-subgame leaf terms. ``method``: the HiGHS
-    method (:func:`pokerbot.efg.lp.linear_program`)."""
-    if objective not in ("welfare", "feasible"):
-        raise EfgError(f"objective must be 'welfare' or 'feasible', got {objective!r}")
+@dataclass(frozen=True)
+class RefinementProgram:
+    """The safety constraints (A)-(C) of refining subgame ``j`` as rows
+    ``a_ub [xi; ν] <= b_ub`` over all pairs then ``num_aux`` free ``ν`` columns, before the
+    blueprint entries are moved to the right-hand side. ``free``: the pairs ``S_j``;
+    ``fixed``: ``S0`` (kept at the blueprint). Shared by the LP (:func:`refine`) and the
+    regret-minimisation refinement (:mod:`realtime.efce.regret`)."""
+
+    a_ub: sp.csr_matrix
+    b_ub: np.ndarray
+    num_pairs: int
+    num_aux: int
+    free: np.ndarray
+    fixed: np.ndarray
+
+
+def refinement_program(dec: Decomposition, bp: Blueprint, j: int, *, incentives: bool = True,
+                       cross_terms: bool = True) -> RefinementProgram:
+    """Rows (A), (B), (C) of subgame ``j`` (see :func:`refine` for the flags);
+    :class:`EfgError` if ``j`` is out of range or a row touches another subgame."""
     if not 0 <= j < dec.num_subgames:
         raise EfgError(f"subgame {j} out of range 0..{dec.num_subgames - 1}")
     space = dec.space
@@ -260,28 +271,45 @@ def refine(dec: Decomposition, bp: Blueprint, j: int, *, objective: str = "welfa
             _add_lower_bounds(prog, dec, bp, i, j, cross_terms)
             _add_upper_bounds(prog, dec, bp, i, j, cross_terms)
     a_ub, b_ub = prog.matrix()
-    a_eq, b_eq = space.polytope()
     free = dec.pair_sub == j
     fixed = dec.pair_sub == -1
-    other = ~(free | fixed)
+    other = np.flatnonzero(~(free | fixed))
+    if a_ub.shape[0] and abs(a_ub.tocsc()[:, other]).sum() > 0:
+        raise EfgError(f"refinement of subgame {j} touches pairs of another subgame")
+    return RefinementProgram(a_ub.tocsr(), b_ub, space.num_pairs, prog.num_aux, free, fixed)
+
+
+def refine(dec: Decomposition, bp: Blueprint, j: int, *, objective: str = "welfare",
+           incentives: bool = True, cross_terms: bool = True, method: str = "highs") -> Refinement:
+    """The LP refinement of subgame ``j`` (module docstring). ``objective``: ``"welfare"``
+    (fully safe: maximise the welfare of ``S_j``) or ``"feasible"``; ``incentives=False``
+    drops (A)-(C) (unsafe: the negative control); ``cross_terms=False`` is the paper's
+    literal (B)/(C) without the pre-/in-subgame leaf terms. ``method``: the HiGHS
+    method (:func:`pokerbot.efg.lp.linear_program`)."""
+    if objective not in ("welfare", "feasible"):
+        raise EfgError(f"objective must be 'welfare' or 'feasible', got {objective!r}")
+    space = dec.space
+    rp = refinement_program(dec, bp, j, incentives=incentives, cross_terms=cross_terms)
+    a_ub, b_ub, free, fixed, num_aux = rp.a_ub, rp.b_ub, rp.free, rp.fixed, rp.num_aux
+    a_eq, b_eq = space.polytope()
     eq_rows = np.flatnonzero(abs(a_eq[:, np.flatnonzero(free)]).sum(axis=1).A1 > 0)
     a_eq = a_eq[eq_rows]
     b_eq = b_eq[eq_rows]
-    aux = np.arange(space.num_pairs, space.num_pairs + prog.num_aux)
+    aux = np.arange(space.num_pairs, space.num_pairs + num_aux)
     a_ub = a_ub.tocsc()
-    if abs(a_eq[:, np.flatnonzero(other)]).sum() > 0 or (a_ub.shape[0] and abs(a_ub[:, np.flatnonzero(other)]).sum() > 0):
+    if abs(a_eq[:, np.flatnonzero(~(free | fixed))]).sum() > 0:
         raise EfgError(f"refinement of subgame {j} touches pairs of another subgame")
     x0 = bp.plan
     b_eq = b_eq - a_eq[:, np.flatnonzero(fixed)] @ x0[fixed]
     b_ub = b_ub - a_ub[:, np.flatnonzero(fixed)] @ x0[fixed] if a_ub.shape[0] else b_ub
     cols = np.concatenate([np.flatnonzero(free), aux])
     n_free = int(free.sum())
-    a_eq = sp.hstack([a_eq[:, np.flatnonzero(free)], sp.csr_matrix((a_eq.shape[0], prog.num_aux))]).tocsr()
+    a_eq = sp.hstack([a_eq[:, np.flatnonzero(free)], sp.csr_matrix((a_eq.shape[0], num_aux))]).tocsr()
     a_ub = a_ub[:, cols].tocsr()
     c = np.zeros(len(cols))
     if objective == "welfare":
         c[:n_free] = space.welfare[free]
-    lower = np.concatenate([np.zeros(n_free), np.full(prog.num_aux, -np.inf)])
+    lower = np.concatenate([np.zeros(n_free), np.full(num_aux, -np.inf)])
     res = linear_program(c, a_ub=a_ub if a_ub.shape[0] else None, b_ub=b_ub if a_ub.shape[0] else None,
                          a_eq=a_eq, b_eq=b_eq, lower=lower, maximize=True, what=f"refinement of subgame {j}", method=method)
     plan = x0.copy()
