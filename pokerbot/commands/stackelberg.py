@@ -24,8 +24,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tables", nargs="*", default=["figures"],
                         help=f"which to reproduce, any of {', '.join(TABLES)} (default: figures)")
     parser.add_argument("--ranks", default="3", help="table3: Leduc rank counts, comma-separated (default 3)")
-    parser.add_argument("--rule", default="code,paper",
-                        help="table3/4: rake rules, 'code' (authors' generator) and/or 'paper' (default both)")
+    parser.add_argument("--rule", default="generator",
+                        help="table3/4: Leduc rules, comma-separated: 'generator' (the authors' generator as it "
+                             "is, its round-2 fold attribution included), 'code' (its rake on a correct game), "
+                             "'paper' (the paper's rake text) (default generator)")
     parser.add_argument("--subgame-time", type=float, default=None,
                         help="seconds per subgame MILP (default: the paper's: 5 Goofspiel, 100 two-stage, 200 Leduc)")
     parser.add_argument("--full-time", type=float, default=0.0,
@@ -47,6 +49,8 @@ def _floats(text: str, what: str) -> list[float]:
 
 
 def _validate(args: argparse.Namespace) -> None:
+    from pokerbot.efg.general_sum_games import RAKE_RULES
+
     bad = [t for t in args.tables if t not in TABLES]
     if bad:
         raise PokerbotError(f"unknown table {bad[0]!r}: choose from {', '.join(TABLES)}")
@@ -54,8 +58,8 @@ def _validate(args: argparse.Namespace) -> None:
     if any(r < 2 or r != int(r) for r in ranks):
         raise PokerbotError(f"--ranks must be integers >= 2, got {args.ranks!r}")
     rules = [r.strip() for r in args.rule.split(",") if r.strip()]
-    if not rules or any(r not in ("code", "paper") for r in rules):
-        raise PokerbotError(f"--rule must list 'code' and/or 'paper', got {args.rule!r}")
+    if not rules or any(r not in RAKE_RULES for r in rules):
+        raise PokerbotError(f"--rule must list some of {', '.join(RAKE_RULES)}, got {args.rule!r}")
     if args.subgame_time is not None and args.subgame_time <= 0:
         raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
     if args.full_time < 0 or args.seeds < 1:
@@ -119,14 +123,14 @@ def run(args: argparse.Namespace) -> int:
         elif table == "table3":
             limit = args.subgame_time or 200.0
             full = args.full_time or None
-            print(f"{'n':>2} {'rule':>5} {'#Σ':>6} {'#I':>6} | blueprint  search   full | paper bp, search, full | "
+            print(f"{'n':>2} {'rule':>9} {'#Σ':>6} {'#I':>6} | blueprint  search   full | paper bp, search, full | "
                   "seconds (search, max/subgame, limits hit; full)")
             for n in (int(r) for r in _floats(args.ranks, "--ranks")):
                 for rule in rules:
                     r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full)
                     paper = PAPER_TABLE3.get(n, (None, None, None))
                     ft = f"{r.full_seconds:.0f} s {r.full_status}" if r.full_seconds is not None else "skipped"
-                    print(f"{n:>2} {rule:>5} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
+                    print(f"{n:>2} {rule:>9} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
                           f"{_fmt(r.full)} | {', '.join(_fmt(p) for p in paper)} | {r.search_seconds:.0f} s, "
                           f"{r.max_subgame_seconds:.0f} s, {r.limits_hit}/{r.subgames}; {ft}")
         else:

@@ -80,14 +80,14 @@ class LeducRow:
     full_status: str | None
 
 
-def leduc_setup(ranks: int, rule: str = "code", rake: float = 0.1) -> tuple[Subgames, np.ndarray]:
+def leduc_setup(ranks: int, rule: str = "generator", rake: float = 0.1) -> tuple[Subgames, np.ndarray]:
     """Raked Leduc's subgames and the unraked game's Nash blueprint."""
     game = raked_leduc(ranks, rake, rule)
     blueprint = zero_sum_blueprint(raked_leduc(ranks, 0.0, rule))
     return Subgames(game, label_subgames(game, leduc_subgame)), blueprint
 
 
-def leduc_row(ranks: int, rule: str = "code", alpha: float = 0.5, beta: float = 1.0, time_limit: float = 200.0,
+def leduc_row(ranks: int, rule: str = "generator", alpha: float = 0.5, beta: float = 1.0, time_limit: float = 200.0,
               full_time_limit: float | None = None, setup: tuple[Subgames, np.ndarray] | None = None,
               progress: Progress | None = None) -> LeducRow:
     """One row of Table 3 (or a cell of Table 4): blueprint, safe search (every
