@@ -33,6 +33,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full-time", type=float, default=0.0,
                         help="seconds for the whole-game MILP warm-started from the blueprint; table3: "
                              "default 0 skips that column; table1: default 0 means the paper's 1000 s")
+    parser.add_argument("--full-start", default="blueprint", choices=("blueprint", "search"),
+                        help="table3: warm start of the whole-game MILP: the blueprint (the paper's) or the "
+                             "search's combined strategy (default blueprint)")
+    parser.add_argument("--polish", type=int, default=0,
+                        help="table3: fixed-response LP rounds improving the warm start before the whole-game "
+                             "MILP (default 0)")
     parser.add_argument("--seeds", type=int, default=10, help="table1: games per setting (default 10, as the paper)")
     parser.add_argument("--table1-sizes", default="2x2,10x10",
                         help="table1: M x m settings with n = 2 (default 2x2,10x10: the first rows)")
@@ -62,8 +68,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise PokerbotError(f"--rule must list some of {', '.join(RAKE_RULES)}, got {args.rule!r}")
     if args.subgame_time is not None and args.subgame_time <= 0:
         raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
-    if args.full_time < 0 or args.seeds < 1:
-        raise PokerbotError("--full-time must be >= 0 and --seeds >= 1")
+    if args.full_time < 0 or args.seeds < 1 or args.polish < 0:
+        raise PokerbotError("--full-time and --polish must be >= 0 and --seeds >= 1")
     for size in args.table1_sizes.split(","):
         parts = size.lower().split("x")
         if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
@@ -127,7 +133,8 @@ def run(args: argparse.Namespace) -> int:
                   "seconds (search, max/subgame, limits hit; full)")
             for n in (int(r) for r in _floats(args.ranks, "--ranks")):
                 for rule in rules:
-                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full)
+                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full, full_start=args.full_start,
+                                    polish_rounds=args.polish)
                     paper = PAPER_TABLE3.get(n, (None, None, None))
                     ft = f"{r.full_seconds:.0f} s {r.full_status}" if r.full_seconds is not None else "skipped"
                     print(f"{n:>2} {rule:>9} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
