@@ -76,6 +76,7 @@ def test_command_prints_the_figures_and_rejects_bad_arguments(capsys: pytest.Cap
     out = capsys.readouterr().out
     assert "figure 1: blueprint 1.5000, naive search 0.5000" in out and "load average" in out
     for bad, words in ((["tablex"], "unknown table"), (["table3", "--rule", "house"], "--rule"),
+                       (["table3", "--full-start", "nash"], "--full-start"), (["table3", "--polish", "-1"], "--polish"),
                        (["table1", "--table1-sizes", "10by10"], "--table1-sizes"), (["table2", "--depths", "7"], "--depths")):
         assert main(["stackelberg", *bad]) == 1
         assert words in capsys.readouterr().err

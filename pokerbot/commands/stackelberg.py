@@ -33,7 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--full-time", type=float, default=0.0,
                         help="seconds for the whole-game MILP warm-started from the blueprint; table3: "
                              "default 0 skips that column; table1: default 0 means the paper's 1000 s")
-    parser.add_argument("--full-start", default="blueprint", choices=("blueprint", "search"),
+    parser.add_argument("--full-start", default="blueprint",
                         help="table3: warm start of the whole-game MILP: the blueprint (the paper's) or the "
                              "search's combined strategy (default blueprint)")
     parser.add_argument("--polish", type=int, default=0,
@@ -68,6 +68,8 @@ def _validate(args: argparse.Namespace) -> None:
         raise PokerbotError(f"--rule must list some of {', '.join(RAKE_RULES)}, got {args.rule!r}")
     if args.subgame_time is not None and args.subgame_time <= 0:
         raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
+    if args.full_start not in ("blueprint", "search"):
+        raise PokerbotError(f"--full-start must be 'blueprint' or 'search', got {args.full_start!r}")
     if args.full_time < 0 or args.seeds < 1 or args.polish < 0:
         raise PokerbotError("--full-time and --polish must be >= 0 and --seeds >= 1")
     for size in args.table1_sizes.split(","):
