@@ -105,7 +105,8 @@ def leduc_row(ranks: int, rule: str = "generator", alpha: float = 0.5, beta: flo
         start = blueprint if full_start == "blueprint" else res.strategy
         sse = full_game_sse(game, full_time_limit, warm_start=start, polish_rounds=polish_rounds)
         full, full_s = sse.leader_value, time.perf_counter() - t0
-        status = "no MILP" if sse.milp is None else f"{sse.milp.status}, gap {sse.milp.gap:.3g}"
+        milp = "no MILP" if sse.milp is None else f"{sse.milp.status}, gap {sse.milp.gap:.3g}"
+        status = f"{milp}; start {sse.start_value:+.4f}, polished {sse.polished_value:+.4f} ({sse.polish_rounds} LPs)"
     tp = game.treeplex(0)
     return LeducRow(ranks, rule, alpha, beta, tp.num_seqs, tp.num_infosets, res.blueprint_value, res.leader_value,
                     res.seconds, res.max_subgame_seconds, res.limits_hit, subs.count, full, full_s, status)
