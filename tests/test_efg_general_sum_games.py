@@ -60,6 +60,23 @@ def test_raked_leduc_payoffs_under_both_rake_rules() -> None:
         raked_leduc(2, 0.1, "house")
 
 
+def test_generator_rule_names_the_round_two_folder_by_round_one_parity() -> None:
+    gen, code = raked_leduc(2, 0.1, "generator"), raked_leduc(2, 0.1, "code")
+    # round 1 "cc" (even), round 2: player 1 raises and player 0 folds her 1 chip.
+    p0_folds = ["1a", "0a", "c", "c", "1b", "c", "r", "f"]
+    assert _leaf(code, p0_folds) == pytest.approx((-1.0, 0.8))
+    # the generator pays the folder: player 1's 5 chips less the rake of 2ρ·min(pot) = 0.2
+    assert _leaf(gen, p0_folds) == pytest.approx((4.8, -5.0))
+    # round 1 "crc" (odd): player 1 folding in round 2 is scored as player 0 folding
+    p1_folds = ["1a", "0a", "c", "r", "c", "1b", "r", "f"]
+    assert _leaf(code, p1_folds) == pytest.approx((0.8 * 3, -3.0))
+    assert _leaf(gen, p1_folds) == pytest.approx((-7.0, 7.0 - 0.6))  # player 0 raised to 7
+    # round-1 folds and showdowns are the code rule's
+    for path in (["1a", "0a", "r", "f"], ["1a", "0a", "r", "c", "1b", "r", "c"], ["0a", "0b", "c", "c", "1a", "c", "c"]):
+        assert _leaf(gen, path) == pytest.approx(_leaf(code, path))
+    assert raked_leduc(2, 0.0, "generator").is_zero_sum
+
+
 def test_five_raises_cap_and_fold_only_facing_a_raise() -> None:
     g = raked_leduc(2)
     labels = {g.treeplex(0).labels[d] for d in range(g.treeplex(0).num_infosets)}

@@ -48,7 +48,7 @@ def test_table1_first_row_orders_blueprint_search_full() -> None:
 
 def test_leduc_blueprint_is_the_unraked_nash() -> None:
     subs, x = leduc_setup(2)
-    plain = raked_leduc(2, 0.0).sequence_form
+    plain = raked_leduc(2, 0.0, "generator").sequence_form  # the default rule's unraked twin
     # zero-sum: the follower's best response holds the leader to the game value
     assert follower_response(plain, x).leader_value == pytest.approx(maxmin(plain, 0).value, abs=1e-7)
     raked = follower_response(subs.game.sequence_form, x)
@@ -57,7 +57,7 @@ def test_leduc_blueprint_is_the_unraked_nash() -> None:
 
 @pytest.mark.slow
 def test_table3_leduc3_search_improves_on_the_blueprint() -> None:
-    row = leduc_row(3, "code", time_limit=20.0)
+    row = leduc_row(3, time_limit=20.0)
     assert (row.seqs, row.infosets) == (5377, 2016)
     assert row.search > row.blueprint
 
@@ -76,6 +76,7 @@ def test_command_prints_the_figures_and_rejects_bad_arguments(capsys: pytest.Cap
     out = capsys.readouterr().out
     assert "figure 1: blueprint 1.5000, naive search 0.5000" in out and "load average" in out
     for bad, words in ((["tablex"], "unknown table"), (["table3", "--rule", "house"], "--rule"),
+                       (["table3", "--full-start", "nash"], "--full-start"), (["table3", "--polish", "-1"], "--polish"),
                        (["table1", "--table1-sizes", "10by10"], "--table1-sizes"), (["table2", "--depths", "7"], "--depths")):
         assert main(["stackelberg", *bad]) == 1
         assert words in capsys.readouterr().err

@@ -22,33 +22,38 @@ from pokerbot.efg.general_sum_games import (
 from pokerbot.efg.sequence_form import constraint_matrix, to_sequence
 from realtime.stackelberg.bounds import Subgames
 from realtime.stackelberg.response import blueprint_rows, follower_response
-from realtime.stackelberg.search import full_game_sse, safe_search, sse_program
+from realtime.stackelberg.search import full_game_sse, polish, safe_search, sse_program
 
 
-def brute_force_sse(game: Game) -> float:
-    """The strong SSE value by enumeration: for every pure follower strategy y, the LP
-    ``max_x x A0 y`` s.t. y is a best response to x (``x A1 y >= f·v``, ``F^T v >= A1^T x``:
-    LP duality for the follower's best value); the best over y."""
+def fixed_response_value(game: Game, y: np.ndarray) -> float:
+    """The LP ``max_x x A0 y`` s.t. the pure ``y`` is a best response to x (``x A1 y >=
+    f·v``, ``F^T v >= A1^T x``: LP duality for the follower's best value); -inf if no x
+    makes ``y`` a best response."""
     sf = game.sequence_form
     tp0, tp1 = sf.treeplex
     f0, e0 = constraint_matrix(tp0)
     f1, e1 = constraint_matrix(tp1)
     a0, a1 = sf.payoff[0].toarray(), sf.payoff[1].toarray()
     n0, nv = tp0.num_seqs, f1.shape[0]
+    # rows: -(x A1 y) + e1·v <= 0 ;  A1^T x - F1^T v <= 0
+    a_ub = np.vstack([np.concatenate([-(a1 @ y), e1]), np.hstack([a1.T, -f1.T.toarray()])])
+    b_ub = np.zeros(1 + tp1.num_seqs)
+    a_eq = np.hstack([f0.toarray(), np.zeros((f0.shape[0], nv))])
+    res = linprog(np.concatenate([-(a0 @ y), np.zeros(nv)]), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=e0,
+                  bounds=[(0, None)] * n0 + [(None, None)] * nv, method="highs")
+    return -res.fun if res.status == 0 else -np.inf
+
+
+def brute_force_sse(game: Game) -> float:
+    """The strong SSE value by enumeration: the best :func:`fixed_response_value` over
+    every pure follower strategy."""
+    tp1 = game.treeplex(1)
     best = -np.inf
     for choice in itertools.product(*(range(int(k)) for k in tp1.num_actions)):
         beh = np.zeros(tp1.num_seqs)
         beh[0] = 1.0
         beh[tp1.first_seq + np.asarray(choice, dtype=np.int64)] = 1.0
-        y = to_sequence(tp1, beh)
-        # rows: -(x A1 y) + e1·v <= 0 ;  A1^T x - F1^T v <= 0
-        a_ub = np.vstack([np.concatenate([-(a1 @ y), e1]), np.hstack([a1.T, -f1.T.toarray()])])
-        b_ub = np.zeros(1 + tp1.num_seqs)
-        a_eq = np.hstack([f0.toarray(), np.zeros((f0.shape[0], nv))])
-        res = linprog(np.concatenate([-(a0 @ y), np.zeros(nv)]), A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=e0,
-                      bounds=[(0, None)] * n0 + [(None, None)] * nv, method="highs")
-        if res.status == 0:
-            best = max(best, -res.fun)
+        best = max(best, fixed_response_value(game, to_sequence(tp1, beh)))
     return best
 
 
@@ -88,6 +93,24 @@ def test_figure2_one_search_helps_both_searches_hurt() -> None:
 def test_whole_game_milp_matches_the_brute_force_oracle(seed: int) -> None:
     g = two_stage(two_stage_spec(2, 1, 2, 0.5, seed))
     assert full_game_sse(g).leader_value == pytest.approx(brute_force_sse(g), abs=1e-7)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_polish_solves_the_fixed_response_lp_and_stays_below_the_sse(seed: int) -> None:
+    g = two_stage(two_stage_spec(2, 1, 2, 0.5, seed))
+    x0 = _random_blueprint(g, np.random.default_rng(seed))
+    sf = g.sequence_form
+    start = follower_response(sf, x0)
+    one, v1, rounds = polish(g, x0, rounds=1)
+    assert follower_response(sf, one).leader_value == pytest.approx(v1)
+    # one round is the LP for the start's response (leader-favoured ties may only add)
+    assert v1 >= fixed_response_value(g, start.strategy) - 1e-7
+    assert v1 >= start.leader_value - 1e-12 and rounds in (0, 1)
+    _, v, _ = polish(g, x0)
+    assert v1 - 1e-12 <= v <= brute_force_sse(g) + 1e-7
+    res = full_game_sse(g, 0, warm_start=x0, polish_rounds=10)
+    assert res.milp is None and res.leader_value == pytest.approx(v) and res.start_value == pytest.approx(start.leader_value)
+    assert full_game_sse(g, warm_start=x0, polish_rounds=3).leader_value == pytest.approx(brute_force_sse(g), abs=1e-7)
 
 
 def _random_blueprint(game: Game, rng: np.random.Generator) -> np.ndarray:

@@ -24,13 +24,21 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("tables", nargs="*", default=["figures"],
                         help=f"which to reproduce, any of {', '.join(TABLES)} (default: figures)")
     parser.add_argument("--ranks", default="3", help="table3: Leduc rank counts, comma-separated (default 3)")
-    parser.add_argument("--rule", default="code,paper",
-                        help="table3/4: rake rules, 'code' (authors' generator) and/or 'paper' (default both)")
+    parser.add_argument("--rule", default="generator",
+                        help="table3/4: Leduc rules, comma-separated: 'generator' (the authors' generator as it "
+                             "is, its round-2 fold attribution included), 'code' (its rake on a correct game), "
+                             "'paper' (the paper's rake text) (default generator)")
     parser.add_argument("--subgame-time", type=float, default=None,
                         help="seconds per subgame MILP (default: the paper's: 5 Goofspiel, 100 two-stage, 200 Leduc)")
     parser.add_argument("--full-time", type=float, default=0.0,
                         help="seconds for the whole-game MILP warm-started from the blueprint; table3: "
                              "default 0 skips that column; table1: default 0 means the paper's 1000 s")
+    parser.add_argument("--full-start", default="blueprint",
+                        help="table3: warm start of the whole-game MILP: the blueprint (the paper's) or the "
+                             "search's combined strategy (default blueprint)")
+    parser.add_argument("--polish", type=int, default=0,
+                        help="table3: fixed-response LP rounds improving the warm start before the whole-game "
+                             "MILP (default 0)")
     parser.add_argument("--seeds", type=int, default=10, help="table1: games per setting (default 10, as the paper)")
     parser.add_argument("--table1-sizes", default="2x2,10x10",
                         help="table1: M x m settings with n = 2 (default 2x2,10x10: the first rows)")
@@ -47,6 +55,8 @@ def _floats(text: str, what: str) -> list[float]:
 
 
 def _validate(args: argparse.Namespace) -> None:
+    from pokerbot.efg.general_sum_games import RAKE_RULES
+
     bad = [t for t in args.tables if t not in TABLES]
     if bad:
         raise PokerbotError(f"unknown table {bad[0]!r}: choose from {', '.join(TABLES)}")
@@ -54,12 +64,14 @@ def _validate(args: argparse.Namespace) -> None:
     if any(r < 2 or r != int(r) for r in ranks):
         raise PokerbotError(f"--ranks must be integers >= 2, got {args.ranks!r}")
     rules = [r.strip() for r in args.rule.split(",") if r.strip()]
-    if not rules or any(r not in ("code", "paper") for r in rules):
-        raise PokerbotError(f"--rule must list 'code' and/or 'paper', got {args.rule!r}")
+    if not rules or any(r not in RAKE_RULES for r in rules):
+        raise PokerbotError(f"--rule must list some of {', '.join(RAKE_RULES)}, got {args.rule!r}")
     if args.subgame_time is not None and args.subgame_time <= 0:
         raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
-    if args.full_time < 0 or args.seeds < 1:
-        raise PokerbotError("--full-time must be >= 0 and --seeds >= 1")
+    if args.full_start not in ("blueprint", "search"):
+        raise PokerbotError(f"--full-start must be 'blueprint' or 'search', got {args.full_start!r}")
+    if args.full_time < 0 or args.seeds < 1 or args.polish < 0:
+        raise PokerbotError("--full-time and --polish must be >= 0 and --seeds >= 1")
     for size in args.table1_sizes.split(","):
         parts = size.lower().split("x")
         if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
@@ -119,14 +131,15 @@ def run(args: argparse.Namespace) -> int:
         elif table == "table3":
             limit = args.subgame_time or 200.0
             full = args.full_time or None
-            print(f"{'n':>2} {'rule':>5} {'#Σ':>6} {'#I':>6} | blueprint  search   full | paper bp, search, full | "
+            print(f"{'n':>2} {'rule':>9} {'#Σ':>6} {'#I':>6} | blueprint  search   full | paper bp, search, full | "
                   "seconds (search, max/subgame, limits hit; full)")
             for n in (int(r) for r in _floats(args.ranks, "--ranks")):
                 for rule in rules:
-                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full)
+                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full, full_start=args.full_start,
+                                    polish_rounds=args.polish)
                     paper = PAPER_TABLE3.get(n, (None, None, None))
                     ft = f"{r.full_seconds:.0f} s {r.full_status}" if r.full_seconds is not None else "skipped"
-                    print(f"{n:>2} {rule:>5} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
+                    print(f"{n:>2} {rule:>9} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
                           f"{_fmt(r.full)} | {', '.join(_fmt(p) for p in paper)} | {r.search_seconds:.0f} s, "
                           f"{r.max_subgame_seconds:.0f} s, {r.limits_hit}/{r.subgames}; {ft}")
         else:

@@ -122,7 +122,7 @@ def figure_subgame(state: tuple) -> Hashable | None:
 
 # --- raked Leduc -----------------------------------------------------------------------
 
-RAKE_RULES = ("paper", "code")
+RAKE_RULES = ("generator", "code", "paper")
 MAX_RAISES = 5
 RAISE_SIZES = (2, 4)
 
@@ -138,8 +138,8 @@ class LeducState:
 
 def _leduc_payoff(cards: tuple[int, ...], pot: tuple[int, int], folder: int, rake: float, rule: str) -> tuple[float, float]:
     """Net payoffs. ``paper``: the winner nets (1 - ρ)x, the loser -x, a tie 0.
-    ``code`` (the authors' generator): ρ·2·min(pot) leaves the pot: winner (1 - 2ρ)x,
-    tie -ρx each."""
+    ``code`` / ``generator`` (the authors' generator): ρ·2·min(pot) leaves the pot:
+    the winner nets x - 2ρ·min(pot) (= (1 - 2ρ)x when she put in more), tie -ρx each."""
     if folder >= 0:
         winner = 1 - folder
     else:
@@ -147,10 +147,12 @@ def _leduc_payoff(cards: tuple[int, ...], pot: tuple[int, int], folder: int, rak
         score = [(ranks[i] == ranks[2], ranks[i]) for i in (0, 1)]
         winner = 0 if score[0] > score[1] else 1 if score[1] > score[0] else -1
     if winner < 0:
-        t = -rake * pot[0] if rule == "code" else 0.0
+        t = 0.0 if rule == "paper" else -rake * pot[0]
         return (t, t)
     x = float(pot[1 - winner])
-    gain = (1.0 - 2.0 * rake) * x if rule == "code" else (1.0 - rake) * x
+    # code/generator: the winner takes the pot less ρ·2·min(pot); the generator's
+    # round-2 folds may name as winner the player who put in less
+    gain = (1.0 - rake) * x if rule == "paper" else x - 2.0 * rake * min(pot)
     out = [0.0, 0.0]
     out[winner] = gain
     out[1 - winner] = -x
@@ -185,7 +187,10 @@ def raked_leduc(ranks: int = 3, rake: float = 0.1, rule: str = "code") -> Game:
             ])
         hist = s.rounds[-1] if s.rounds else None
         if hist is not None and hist.endswith("f"):
-            return Leaf(_leduc_payoff(s.cards, s.pot, (len(hist) - 1) % 2, rake, rule))
+            # The authors' generator names the folder of a round-2 fold from the parity of
+            # round 1's actions (its leaf code reads round 1's counters in both rounds).
+            folded = s.rounds[0] if rule == "generator" else hist
+            return Leaf(_leduc_payoff(s.cards, s.pot, (len(folded) - 1) % 2, rake, rule))
         done = hist is not None and (hist == "cc" or (len(hist) >= 2 and hist[-1] == "c"))
         if hist is None or (done and len(s.rounds) == 1 and len(s.cards) == 2):
             if hist is None:

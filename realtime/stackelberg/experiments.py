@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.efg.game import Game
+from pokerbot.efg.game import EfgError, Game
 from pokerbot.efg.general_sum_games import (
     figure1,
     figure2,
@@ -80,27 +80,33 @@ class LeducRow:
     full_status: str | None
 
 
-def leduc_setup(ranks: int, rule: str = "code", rake: float = 0.1) -> tuple[Subgames, np.ndarray]:
+def leduc_setup(ranks: int, rule: str = "generator", rake: float = 0.1) -> tuple[Subgames, np.ndarray]:
     """Raked Leduc's subgames and the unraked game's Nash blueprint."""
     game = raked_leduc(ranks, rake, rule)
     blueprint = zero_sum_blueprint(raked_leduc(ranks, 0.0, rule))
     return Subgames(game, label_subgames(game, leduc_subgame)), blueprint
 
 
-def leduc_row(ranks: int, rule: str = "code", alpha: float = 0.5, beta: float = 1.0, time_limit: float = 200.0,
+def leduc_row(ranks: int, rule: str = "generator", alpha: float = 0.5, beta: float = 1.0, time_limit: float = 200.0,
               full_time_limit: float | None = None, setup: tuple[Subgames, np.ndarray] | None = None,
-              progress: Progress | None = None) -> LeducRow:
+              progress: Progress | None = None, full_start: str = "blueprint", polish_rounds: int = 0) -> LeducRow:
     """One row of Table 3 (or a cell of Table 4): blueprint, safe search (every
-    subgame, ``time_limit`` s each) and optionally the whole-game MILP warm-started
-    from the blueprint (``full_time_limit`` s)."""
+    subgame, ``time_limit`` s each) and optionally the whole-game MILP (``full_time_limit``
+    s) warm-started from the blueprint (the paper's) or, ``full_start="search"``, from
+    the search's combined strategy, after ``polish_rounds`` fixed-response LPs."""
+    if full_start not in ("blueprint", "search"):
+        raise EfgError(f"full_start must be 'blueprint' or 'search', got {full_start!r}")
     subs, blueprint = setup or leduc_setup(ranks, rule)
     game = subs.game
     res = safe_search(subs, blueprint, alpha, beta, time_limit=time_limit, progress=progress)
     full = full_s = status = None
     if full_time_limit is not None:
         t0 = time.perf_counter()
-        sse = full_game_sse(game, full_time_limit, warm_start=blueprint)
-        full, full_s, status = sse.leader_value, time.perf_counter() - t0, sse.milp.status
+        start = blueprint if full_start == "blueprint" else res.strategy
+        sse = full_game_sse(game, full_time_limit, warm_start=start, polish_rounds=polish_rounds)
+        full, full_s = sse.leader_value, time.perf_counter() - t0
+        milp = "no MILP" if sse.milp is None else f"{sse.milp.status}, gap {sse.milp.gap:.3g}"
+        status = f"{milp}; start {sse.start_value:+.4f}, polished {sse.polished_value:+.4f} ({sse.polish_rounds} LPs)"
     tp = game.treeplex(0)
     return LeducRow(ranks, rule, alpha, beta, tp.num_seqs, tp.num_infosets, res.blueprint_value, res.leader_value,
                     res.seconds, res.max_subgame_seconds, res.limits_hit, subs.count, full, full_s, status)

@@ -290,35 +290,81 @@ def solve_program(prog: SSEProgram, time_limit: float | None, warm_start: bool =
 @dataclass(frozen=True)
 class SSEResult:
     """A leader strategy from a whole-game MILP, its value against the follower's
-    leader-favoured best response, and how the solve ended."""
+    leader-favoured best response, and how the solve ended. ``start_value``: the warm
+    start's value; ``polished_value``: after the fixed-response LPs (:func:`polish`),
+    what the MILP started from."""
 
     strategy: np.ndarray
     leader_value: float
-    milp: MilpResult
+    milp: MilpResult | None
     num_binaries: int
+    start_value: float = float("nan")
+    polished_value: float = float("nan")
+    polish_rounds: int = 0
 
 
-def full_game_sse(game: Game, time_limit: float | None = None, warm_start: np.ndarray | None = None) -> SSEResult:
+def polish(game: Game, strategy: np.ndarray, rounds: int = 10) -> tuple[np.ndarray, float, int]:
+    """Improve a leader strategy without branching: fix the follower's pure best
+    response ``y`` to it and solve the whole-game program with those binaries fixed, an
+    LP (the best leader strategy to which ``y`` is still a best response, as in the
+    multiple-LP method); repeat with the response to the result while the value grows.
+    Returns the strategy, its value (follower best-responding, leader-favoured ties)
+    and the LP rounds that improved it.
+
+    >>> from pokerbot.efg.general_sum_games import figure1
+    >>> from realtime.stackelberg.response import blueprint_rows
+    >>> _, value, _ = polish(figure1(), blueprint_rows(figure1(), 0))
+    >>> round(value, 6)  # the blueprint's 1.5, then the best strategy for the same response
+    1.75
+    """
+    sf = game.sequence_form
+    tp0 = sf.treeplex[0]
+    x = np.asarray(strategy, dtype=np.float64)
+    value = follower_response(sf, x).leader_value
+    improved = 0
+    for _ in range(rounds):
+        prog = sse_program(game, x, follower_response(sf, x))
+        lo, hi = prog.col_lower.copy(), prog.col_upper.copy()
+        lo[prog.integer] = hi[prog.integer] = np.round(prog.start[prog.integer])
+        res = solve_milp(prog.c, prog.a, prog.row_lower, prog.row_upper, lo, hi, np.zeros_like(prog.integer),
+                         maximize=True, what=f"{game.name}: fixed-response LP")
+        if res.x is None:
+            break
+        cand = to_sequence(tp0, to_behavioral(tp0, res.x[:tp0.num_seqs]))
+        cand_value = follower_response(sf, cand).leader_value
+        if cand_value <= value + 1e-12:
+            break
+        x, value, improved = cand, cand_value, improved + 1
+    return x, value, improved
+
+
+def full_game_sse(game: Game, time_limit: float | None = None, warm_start: np.ndarray | None = None,
+                  polish_rounds: int = 0) -> SSEResult:
     """The strong Stackelberg equilibrium of a whole game by MILP (13)-(22), optionally
-    warm-started from a leader strategy (and the follower's response to it); with a time
+    warm-started from a leader strategy (and the follower's response to it), first
+    improved by ``polish_rounds`` fixed-response LPs (:func:`polish`); with a time
     limit the result is the best incumbent (``milp.status == "time limit"``), or the
-    warm start itself if HiGHS found nothing better."""
+    (polished) warm start itself if HiGHS found nothing better. ``time_limit`` 0 skips
+    the MILP (``milp`` None)."""
     sf = game.sequence_form
     tp0 = sf.treeplex[0]
     x0 = uniform_strategy(tp0) if warm_start is None else np.asarray(warm_start, np.float64)
     check_strategy(tp0, x0)
-    prog = sse_program(game, x0, follower_response(sf, x0))
+    base = follower_response(sf, x0).leader_value
+    x1, start_value, rounds = polish(game, x0, polish_rounds) if polish_rounds > 0 else (x0, base, 0)
+    if time_limit is not None and time_limit <= 0:
+        return SSEResult(x1, start_value, None, 0, base, start_value, rounds)
+    prog = sse_program(game, x1, follower_response(sf, x1))
     res = solve_program(prog, time_limit, warm_start=True, what=f"{game.name}: whole-game SSE MILP")
     if res.x is None:
-        strategy = x0
+        strategy = x1
     else:
         strategy = to_sequence(tp0, to_behavioral(tp0, res.x[:tp0.num_seqs]))
     value = follower_response(sf, strategy).leader_value
-    if warm_start is not None:
-        base = follower_response(sf, x0).leader_value
-        if value < base:  # an incumbent worse than the start cannot be; keep the start
-            strategy, value = x0, base
-    return SSEResult(strategy, value, res, prog.num_binaries)
+    if warm_start is not None or polish_rounds > 0:
+        if value < start_value:  # an incumbent worse than the start cannot be; keep the start
+            strategy, value = x1, start_value
+    return SSEResult(strategy, value, res, prog.num_binaries, base, start_value, rounds)
 
 
 # --- safe search ---------------------------------------------------------------------------
