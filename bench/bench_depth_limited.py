@@ -112,7 +112,7 @@ def fig1() -> None:
     from realtime.offtree_experiment import fig1 as run_fig1
     from realtime.offtree_experiment import plot
 
-    result = run_fig1(resolve_round2=True)
+    result = run_fig1(round2=("blueprint", "unsafe", "resolve", "maxmargin"))
     print(result.table())
     print(f"(value estimate {result.value:+.4f} chips; blueprint {result.blueprint_exploitability:.2f} mbb/g in its "
           f"abstraction; {result.seconds:.0f} s)")
