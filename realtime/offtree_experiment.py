@@ -14,11 +14,13 @@ response wins from player 0 beyond the game value, in mbb/g:
     player 0 answers the 0.75 bet with its solution. Leaf values:
     the average of the value vectors of the two in-abstraction leaves with the same
     action sequence after a 0.5 or 1 pot bet, as fractions of the pot (section 6.1).
-    Beyond the leaves player 0 plays as the depth-limited game assumed: the blueprint
-    of the two mapped leaves, mixed half and half (reach-weighted). The paper solved
-    round 2 with safe subgame solving instead (root gadgets arrive with the next issue);
-    ``resolve_round2`` adds rows (b') where round 2 is re-solved per leaf from the
-    depth-limited solution's reaches (unsafe re-solving);
+    Round 2 after the bet, one row per choice in ``round2``: re-solved below each leaf
+    with a safe root gadget (section 6.1: "the remaining game was solved using safe
+    subgame solving"; default ``maxmargin``, or ``resolve``) whose alternative value for
+    each opponent hand is the best of its K continuations at that leaf against the
+    depth-limited solution (:func:`resolve_round2`); or re-solved unsafely from the two
+    reaches (``unsafe``); or played as the depth-limited game assumed, the blueprint of
+    the two mapped leaves mixed half and half (``blueprint``);
 (c) the equilibrium of the abstraction that contains 0.75.
 
 Leaf mapping (appendix A): a leaf of the real subgame maps to the blueprint leaves
@@ -43,7 +45,7 @@ from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import best_response_values
 from pokerbot.solver.gadgets import GADGETS, SubgameSolver
 from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy, leaf_nodes_in_full_tree
-from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, SolverError
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetMenu, PublicTree, SolverError
 from pokerbot.state import State
 
 
@@ -140,7 +142,7 @@ ROUND2_NAMES = {
 }
 
 
-def round2_tree(game: GameDef, menu: RoundMenu, leaf_state: State) -> PublicTree:
+def round2_tree(game: GameDef, menu: BetMenu, leaf_state: State) -> PublicTree:
     """The rest of the game below a round-1 leaf: a tree that starts with the next round's deal."""
     return build_tree(game, menu, root=leaf_state, deal_at_root=True)
 
@@ -350,7 +352,7 @@ def plot(result: Fig1Result, path: str) -> None:
         if m:
             lines.setdefault(m.group(2), []).append((int(m.group(1)), max(v, 0.01)))
         else:
-            ax.axhline(max(v, 0.01), linestyle="--", color="tab:gray" if name.startswith("(a)") else "tab:green", label=name)
+            ax.axhline(max(v, 0.01), linestyle="--" if name.startswith("(a)") else ":", color="black", label=name)
     for label, pts in lines.items():
         ks, vs = zip(*sorted(pts))
         ax.plot(ks, vs, marker="o", label=f"depth-limited, {label}")
