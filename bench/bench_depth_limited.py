@@ -9,7 +9,7 @@
    rollout values per second, the time of one batched evaluation of every leaf, DCFR
    iterations per second, and the time to reach 1% of the pot exploitability inside the
    depth-limited game (CPU time beside wall time);
-2. with ``FIG1=1`` in the environment (slow: about half an hour on the loaded 2-core
+2. with ``FIG1=1`` in the environment (slow: about 40 minutes on the loaded 2-core
    machine), the Fig. 1 table on ``nlfh-small`` (:mod:`realtime.offtree_experiment`) and a
    PNG plot written to ``$FIG1_PNG`` (default ``fig1-nlfh-small.png``).
 
