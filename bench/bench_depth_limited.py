@@ -9,7 +9,7 @@
    rollout values per second, the time of one batched evaluation of every leaf, DCFR
    iterations per second, and the time to reach 1% of the pot exploitability inside the
    depth-limited game (CPU time beside wall time);
-2. with ``FIG1=1`` in the environment (slow: about half an hour on the loaded 2-core
+2. with ``FIG1=1`` in the environment (slow: about 40 minutes on the loaded 2-core
    machine), the Fig. 1 table on ``nlfh-small`` (:mod:`realtime.offtree_experiment`) and a
    PNG plot written to ``$FIG1_PNG`` (default ``fig1-nlfh-small.png``).
 
@@ -112,7 +112,7 @@ def fig1() -> None:
     from realtime.offtree_experiment import fig1 as run_fig1
     from realtime.offtree_experiment import plot
 
-    result = run_fig1(resolve_round2=True)
+    result = run_fig1(round2=("blueprint", "unsafe", "resolve", "maxmargin"))
     print(result.table())
     print(f"(value estimate {result.value:+.4f} chips; blueprint {result.blueprint_exploitability:.2f} mbb/g in its "
           f"abstraction; {result.seconds:.0f} s)")

@@ -14,11 +14,13 @@ response wins from player 0 beyond the game value, in mbb/g:
     player 0 answers the 0.75 bet with its solution. Leaf values:
     the average of the value vectors of the two in-abstraction leaves with the same
     action sequence after a 0.5 or 1 pot bet, as fractions of the pot (section 6.1).
-    Beyond the leaves player 0 plays as the depth-limited game assumed: the blueprint
-    of the two mapped leaves, mixed half and half (reach-weighted). The paper solved
-    round 2 with safe subgame solving instead (root gadgets arrive with the next issue);
-    ``resolve_round2`` adds rows (b') where round 2 is re-solved per leaf from the
-    depth-limited solution's reaches (unsafe re-solving);
+    Round 2 after the bet, one row per choice in ``round2``: re-solved below each leaf
+    with a safe root gadget (section 6.1: "the remaining game was solved using safe
+    subgame solving"; default ``maxmargin``, or ``resolve``) whose alternative value for
+    each opponent hand is the best of its K continuations at that leaf against the
+    depth-limited solution (:func:`resolve_round2`); or re-solved unsafely from the two
+    reaches (``unsafe``); or played as the depth-limited game assumed, the blueprint of
+    the two mapped leaves mixed half and half (``blueprint``);
 (c) the equilibrium of the abstraction that contains 0.75.
 
 Leaf mapping (appendix A): a leaf of the real subgame maps to the blueprint leaves
@@ -41,8 +43,9 @@ from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import PotFractionMenu, Solver, build_tree, uniform_strategy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import best_response_values
+from pokerbot.solver.gadgets import GADGETS, SubgameSolver
 from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy, leaf_nodes_in_full_tree
-from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, SolverError
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetMenu, PublicTree, SolverError
 from pokerbot.state import State
 
 
@@ -130,6 +133,43 @@ class Fig1Result:
         return "\n".join(lines)
 
 
+#: How player 0 may play round 2 after the off-tree bet (the rows' names).
+ROUND2_NAMES = {
+    "blueprint": "blueprint beyond",
+    "maxmargin": "re-solved (safe, maxmargin)",
+    "resolve": "re-solved (safe, resolve)",
+    "unsafe": "re-solved (unsafe)",
+}
+
+
+def round2_tree(game: GameDef, menu: BetMenu, leaf_state: State) -> PublicTree:
+    """The rest of the game below a round-1 leaf: a tree that starts with the next round's deal."""
+    return build_tree(game, menu, root=leaf_state, deal_at_root=True)
+
+
+def resolve_round2(
+    tree: PublicTree, gadget: str, ours: np.ndarray, theirs: np.ndarray, opp_values: np.ndarray, iterations: int,
+) -> np.ndarray:
+    """Player 0's round-2 strategy below a depth-limited leaf, re-solved with a root gadget.
+
+    ``tree`` starts with the deal (:func:`round2_tree`); ``ours`` / ``theirs`` are the two
+    players' reaches at the leaf in the depth-limited solution; ``opp_values[k, h]`` is the
+    opponent's value there (counterfactual, against ``ours``) for continuing with its
+    ``k``-th strategy. The safe gadgets (``maxmargin``, ``resolve``) take as alternative
+    value of each opponent hand the best of its continuations, the value the
+    depth-limited solution conceded to it at that leaf, so re-solving keeps (maxmargin:
+    tries to keep) every hand's value at or below what round 1 was solved against
+    (Modicum section 6.1: "the remaining game was solved using safe subgame solving").
+    ``unsafe`` solves from the two reaches instead.
+    """
+    if gadget == "unsafe":
+        sub = SubgameSolver(tree, 0, "unsafe", ours, opp_range=theirs, algorithm="dcfr")
+    else:
+        sub = SubgameSolver(tree, 0, gadget, ours, alt=np.asarray(opp_values).max(axis=0), algorithm="dcfr")
+    sub.run(iterations)
+    return sub.strategy()
+
+
 def _pot(state: State) -> int:
     return int(sum(state.spent))
 
@@ -143,7 +183,7 @@ def fig1(
     generate_iterations: int = 200,
     round2_iterations: int = 150,
     preflop_raises: int = 1,
-    resolve_round2: bool = False,
+    round2: Sequence[str] = ("maxmargin",),
     game: GameDef | None = None,
     log: Callable[[str], None] = print,
 ) -> Fig1Result:
@@ -151,7 +191,14 @@ def fig1(
 
     ``preflop_raises`` caps raises in round 1 (1: the answer to the 0.75 open is fold or
     call, then the flop; 2 lets player 0 re-raise, about 2.6 times the work).
+    ``round2`` picks how player 0 plays round 2 after the bet, one row (b) per K for each:
+    ``"blueprint"`` (what the depth-limited game assumed), or a root gadget of
+    :mod:`pokerbot.solver.gadgets` for re-solving (:func:`resolve_round2`): ``"maxmargin"``
+    (safe, the default), ``"resolve"`` (safe) or ``"unsafe"``.
     """
+    unknown = [g for g in round2 if g not in ROUND2_NAMES]
+    if unknown or not round2:
+        raise SolverError(f"round2 takes some of {', '.join(ROUND2_NAMES)}; got {list(round2)}")
     start = time.perf_counter()
     game = game or load_game("nlfh-small")
     abstract_menu, eval_menu = menus(preflop_raises)
@@ -226,6 +273,7 @@ def fig1(
     details: dict[str, float] = {}
     abs_full_leaf = leaf_nodes_in_full_tree(abs_dl, abs_full)  # per abs_dl continuation leaf
     g_chance = {(g_full.betting[int(g_full.template[n])], ()): int(n) for n in np.nonzero(g_full.kind == CHANCE)[0]}
+    round2_trees: dict[int, PublicTree] = {}
     for k in k_values:
         tables = np.zeros((len(cont), 1, k) + sub.num_hands)
         for j in range(k):
@@ -241,35 +289,37 @@ def fig1(
         sigma_dl = np.where(p0_mid_slots, embed_strategy(sub, avg, g_full, base, players=(0,)), base)
         # Round 2, as the depth-limited game assumed: player 0 plays the blueprint beyond each leaf,
         # the average of the two mapped leaves' continuations (reach-weighted, like the leaf values).
-        sigma = sigma_dl.copy()
-        for i, li in enumerate(cont):
-            if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
-                continue
-            dst = g_chance[(sub.betting[int(sub.template[sub.leaf_nodes[li]])], ())]
-            srcs = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
-            translation_mixture(abs_full, bp, srcs, g_full, dst, sigma)
-        rows.append((f"(b) depth-limited, K = {k}", expl0(sigma)))
-        log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
-        if not resolve_round2:
-            continue
-        # Round 2 re-solved from the depth-limited solution's reaches at each leaf (unsafe re-solving).
-        sigma = sigma_dl
+        if "blueprint" in round2:
+            sigma = sigma_dl.copy()
+            for i, li in enumerate(cont):
+                if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
+                    continue
+                dst = g_chance[(sub.betting[int(sub.template[sub.leaf_nodes[li]])], ())]
+                srcs = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
+                translation_mixture(abs_full, bp, srcs, g_full, dst, sigma)
+            rows.append((f"(b) depth-limited, K = {k}, blueprint beyond", expl0(sigma)))
+            log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
+        # Round 2 re-solved below each leaf after the bet, from the depth-limited solution's reaches.
         reach = [np.zeros((sub.num_leaves, s.layout.max_choices[p], sub.num_hands[p])) for p in range(2)]
-        r = s._reach
         for p in range(2):
-            K.reach_at_leaves(p, 0, r[p], s.layout.bundle, sub.valid[p], avg, reach[p])
-        for li in cont:
-            if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
-                continue
-            ranges = (reach[0][li].sum(axis=0), reach[1][li].sum(axis=0))
-            if ranges[0].sum() <= 0 or ranges[1].sum() <= 0:
-                continue
-            t2 = build_tree(game, eval_menu, root=sub.leaf_states[int(li)], deal_at_root=True)
-            s2 = Solver(t2, "dcfr", ranges=ranges)
-            s2.run(round2_iterations)
-            sigma = embed_strategy(t2, s2.average_strategy(), g_full, sigma, players=(0,))
-        rows.append((f"(b') depth-limited, K = {k}, round 2 re-solved (unsafe)", expl0(sigma)))
-        log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
+            K.reach_at_leaves(p, 0, s._reach[p], s.layout.bundle, sub.valid[p], avg, reach[p])
+        # The opponent's value of each leaf continuation per hand, against our reach there (L, k, H1).
+        opp_values = ev.values(1, reach[0][cont])
+        for gadget in (g for g in round2 if g in GADGETS):  # gadgets: round 2 re-solved
+            sigma = sigma_dl
+            for i, li in enumerate(cont):
+                if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
+                    continue
+                ours, theirs = reach[0][li].sum(axis=0), reach[1][li].sum(axis=0)
+                if not ours.any() or not theirs.any():
+                    continue  # nobody gets here: nothing to re-solve
+                if int(li) not in round2_trees:
+                    round2_trees[int(li)] = round2_tree(game, eval_menu, sub.leaf_states[int(li)])
+                t2 = round2_trees[int(li)]
+                sigma = embed_strategy(t2, resolve_round2(t2, gadget, ours, theirs, opp_values[i], round2_iterations),
+                                       g_full, sigma, players=(0,))
+            rows.append((f"(b) depth-limited, K = {k}, round 2 {ROUND2_NAMES[gadget]}", expl0(sigma)))
+            log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
     rows.append(("(c) abstraction with 0.75", expl0(sigma_c)))
     log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
     return Fig1Result(rows, value, bp_expl, time.perf_counter() - start, details)
@@ -286,19 +336,32 @@ def _label_action(label: str):  # type: ignore[no-untyped-def]
 
 
 def plot(result: Fig1Result, path: str) -> None:
-    """A bar chart of the rows (matplotlib, PNG)."""
+    """The paper's Fig. 1 layout (matplotlib, PNG): exploitability against the number of leaf values K,
+    one line per way of playing round 2, translation and the abstraction with 0.75 as horizontal lines."""
+    import re
+
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    names = [n.replace("depth-limited, ", "") for n, _ in result.rows]
-    vals = [v for _, v in result.rows]
-    fig, ax = plt.subplots(figsize=(8, 4))
-    ax.bar(range(len(vals)), vals, color=["tab:gray"] + ["tab:blue"] * (len(vals) - 2) + ["tab:green"])
-    ax.set_xticks(range(len(vals)), names, rotation=30, ha="right", fontsize=8)
+    lines: dict[str, list[tuple[int, float]]] = {}
+    fig, ax = plt.subplots(figsize=(7, 4.5))
+    for name, v in result.rows:
+        m = re.match(r"\(b\) depth-limited, K = (\d+), (.*)", name)
+        if m:
+            lines.setdefault(m.group(2), []).append((int(m.group(1)), max(v, 0.01)))
+        else:
+            ax.axhline(max(v, 0.01), linestyle="--" if name.startswith("(a)") else ":", color="black", label=name)
+    for label, pts in lines.items():
+        ks, vs = zip(*sorted(pts))
+        ax.plot(ks, vs, marker="o", label=f"depth-limited, {label}")
+    ax.set_xscale("log", base=2)
+    ax.set_yscale("log")  # exploitabilities are >= 0; the floor keeps a converged 0 on the plot
+    ax.set_xlabel("values per leaf K (self-generated opponent continuations)")
     ax.set_ylabel("exploitability of player 0 (mbb/g)")
     ax.set_title("nlfh-small: answering an off-tree 0.75-pot open (Modicum Fig. 1)")
+    ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
     plt.close(fig)
