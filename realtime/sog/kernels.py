@@ -269,6 +269,8 @@ def simulate_walk(
         k = kind[n]
         if k == FOLD_NODE or k == SHOWDOWN:
             break
+        if pos >= uniforms.shape[0]:
+            raise ValueError("simulate_walk: the walk needs more uniform draws than the caller left")
         f = first_child[n]
         nc = num_children[n]
         if k == CHANCE:

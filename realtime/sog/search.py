@@ -239,11 +239,6 @@ class Gadget:
     alpha: float = 0.5
 
 
-def _normalised(x: np.ndarray) -> np.ndarray:
-    s = float(x.sum())
-    return x / s if s > 0 else x
-
-
 @dataclass
 class SearchStats:
     cfr_iterations: int = 0
