@@ -59,3 +59,34 @@ def test_agent_over_acpc() -> None:
 def test_agent_needs_a_network_or_exact() -> None:
     with pytest.raises(SoGError):
         make_agent("realtime.sog.agent:make_agent", load_game("kuhn"))
+
+
+def _network_checkpoint(path, game_name: str) -> str:  # type: ignore[no-untyped-def]
+    """An (untrained) CVPN checkpoint of the layout training writes, for agent specs with ``path=``."""
+    import torch
+
+    from realtime.sog.network import CVPN
+
+    torch.manual_seed(0)
+    net = CVPN.for_game(PublicGame.load(game_name), hidden=16, layers=1)
+    torch.save({"spec": net.spec(), "model": net.state_dict(), "step": 0,
+                "config": {"game": game_name, "prior_temperature": 1.0}}, path)
+    return str(path)
+
+
+def test_network_agent_plays_leduc_over_acpc_against_the_framework_agents(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The spec `pokerbot match` / `pokerbot connect` take, with a network, over the ACPC dealer."""
+    game = load_game("leduc")
+    spec = f"realtime.sog.agent:make_agent?path={_network_checkpoint(tmp_path / 'leduc.pt', 'leduc')}&simulations=10"
+    for opponent in ("equity", "raise"):
+        sog = make_agent(spec, game, seed=1)
+        result = play_match(sog, make_agent(opponent, game, seed=2), game, hands=4, seed=5, progress=False,
+                            over_acpc=True)
+        assert len(result.chips) == 4
+        assert isinstance(sog, SoGAgent) and sog.hands_played == 4 and sog.searches
+
+
+def test_network_agent_refuses_a_checkpoint_of_another_game(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    spec = f"realtime.sog.agent:make_agent?path={_network_checkpoint(tmp_path / 'kuhn.pt', 'kuhn')}"
+    with pytest.raises(SoGError, match="trained on 'kuhn'"):
+        make_agent(spec, load_game("leduc"))

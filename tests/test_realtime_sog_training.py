@@ -63,8 +63,20 @@ def test_trainer_checkpoints_resumes_and_draws_its_curve(tmp_path: Path) -> None
         Trainer(cfg, tmp_path)
 
 
+def test_snapshots_without_evaluations(tmp_path: Path) -> None:
+    cfg = load_config("sog-kuhn").replace(workers=0, steps=10, eval_every=0, snapshot_every=4, simulations=5,
+                                          batch_size=16, hidden=8, layers=1)
+    Trainer(cfg, tmp_path, torch.device("cpu")).train(progress=False)
+    steps = sorted(int(p.stem.split("-")[1]) for p in (tmp_path / "nets").glob("step-*.pt"))
+    assert steps == [0, 4, 8, 10]  # every 4 steps, and at the end
+    assert not (tmp_path / "curve.csv").exists()  # no protocol was run
+    with pytest.raises(SoGError, match="snapshot_every"):
+        cfg.replace(snapshot_every=-1)
+
+
 def test_configs_are_validated(tmp_path: Path) -> None:
     assert load_config("sog-leduc").game == "leduc"
+    assert load_config("sog-leduc-nl").game == "leduc-nl"
     bad = tmp_path / "bad.toml"
     bad.write_text('[sog]\ngame = "leduc"\nbatchsize = 3\n')
     with pytest.raises(SoGError, match="unknown keys"):

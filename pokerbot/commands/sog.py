@@ -43,6 +43,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     e.add_argument("--over-steps", action="store_true",
                    help="with --checkpoint RUN_DIR: evaluate every network snapshot of the run (nets/step-*.pt) "
                    "under each --search, writing curves.csv / curves.png (default: only the checkpoint)")
+    e.add_argument("--workers", type=int, default=0,
+                   help="ray actors evaluating seeds in parallel, 0 = in this process (default: 0)")
+    e.add_argument("--no-cache", action="store_true",
+                   help="recompute every seed instead of reusing (and resuming from) OUT/seeds.csv (default: reuse)")
     e.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown)")
 
 
@@ -92,13 +96,15 @@ def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
     from blueprint.storage import pokerbot_home
-    from realtime.sog.evaluate import evaluate_table, write_table
+    from realtime.sog.evaluate import SeedCache, evaluate_table, write_table
     from realtime.sog.search import PublicGame, SoGError
 
     if args.seeds <= 0:
         raise SoGError(f"--seeds must be positive, got {args.seeds}")
     if args.exact_iterations <= 0:
         raise SoGError(f"--exact-iterations must be positive, got {args.exact_iterations}")
+    if args.workers < 0:
+        raise SoGError(f"--workers must be >= 0, got {args.workers}")
     searches = args.search or [(10, 1.0), (100, 1.0)]
     checkpoint = None
     if args.checkpoint:
@@ -118,17 +124,21 @@ def _eval(args: argparse.Namespace) -> int:
     except OSError as exc:
         raise SoGError(f"cannot create output directory {str(out)!r}: {exc}") from None
     if args.over_steps:
-        from realtime.sog.evaluate import snapshot_curves
-
         if checkpoint is None:
             raise SoGError("--over-steps needs --checkpoint RUN_DIR")
-        curves = snapshot_curves(game, checkpoint.parent, searches, args.seeds, progress=not args.no_progress)
+        out = checkpoint.parent
+    cache = SeedCache(None if args.no_cache else out / "seeds.csv")
+    if args.over_steps:
+        from realtime.sog.evaluate import snapshot_curves
+
+        curves = snapshot_curves(game, out, searches, args.seeds, not args.no_progress, args.workers, cache)
         for label, pts in curves.items():
             for step, lo, mean, hi in pts:
                 print(f"{label} step {step}: min {lo:.1f} / mean {mean:.1f} / max {hi:.1f} mbb/g")
-        print(f"curves: {checkpoint.parent / 'curves.png'}")
+        print(f"curves: {out / 'curves.md'}, {out / 'curves.png'}")
         return 0
-    rows = evaluate_table(game, searches, args.seeds, checkpoint, args.exact_iterations, progress=not args.no_progress)
+    rows = evaluate_table(game, searches, args.seeds, checkpoint, args.exact_iterations, not args.no_progress,
+                          args.workers, cache)
     text = write_table(rows, out, args.game, "network " + str(checkpoint) if checkpoint else "exact value function")
     print(text)
     print(f"table: {out / 'eval.md'}  figure: {out / 'eval.png'}")

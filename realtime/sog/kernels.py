@@ -23,7 +23,8 @@ from numba import njit
 
 from pokerbot.solver.kernels import CHANCE, DECISION, FOLD_NODE, SHOWDOWN, fold_into, regret_match, showdown_into
 
-__all__ = ["CHANCE", "DECISION", "FOLD_NODE", "SHOWDOWN", "reach_pass", "value_pass", "solve_subtree", "regret_match"]
+__all__ = ["CHANCE", "DECISION", "FOLD_NODE", "SHOWDOWN", "reach_pass", "value_pass", "solve_subtree", "regret_match",
+           "simulate_walk"]
 
 
 @njit(cache=True)
@@ -212,3 +213,219 @@ def solve_subtree(
         cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
         strat, regret, ssum, 0.0, False, R0, R1, V0, V1, CS, A0, A1,
     )
+
+
+@njit(cache=True)
+def _draw(weights, u):
+    """Index drawn with probability proportional to ``weights`` from the uniform ``u`` (uniform if all zero)."""
+    n = weights.shape[0]
+    s = 0.0
+    for i in range(n):
+        s += weights[i]
+    if s <= 0.0:
+        return min(int(u * n), n - 1)
+    target = u * s
+    acc = 0.0
+    last = 0
+    for i in range(n):
+        if weights[i] > 0.0:
+            acc += weights[i]
+            last = i
+            if target < acc:
+                return i
+    return last
+
+
+@njit(cache=True)
+def simulate_walk(
+    uniforms, pos, root, i, r0, r1, compat, kind, player, first_child, num_children, slot, board, valid0, valid1,
+    expanded, R0, R1, Vsum0, Vsum1, iterations, max_stake, c_puct, prior, visits, ssum,
+):
+    """One expansion simulation's walk (GT-CFR's expansion phase); returns the node to expand or -1.
+
+    Samples player ``i``'s hand from its root range ``r0``/``r1``, the opponent's
+    from its range times card compatibility, walks down from ``root`` (chance:
+    a board consistent with both hands; decisions: ``1/2 PUCT argmax + 1/2``
+    the CFR average policy) to the first unexpanded decision node (returned) or a
+    terminal (-1), and adds a visit to every action taken. Random draws are ``uniforms[pos:]``;
+    returns ``(node, next pos)``. The caller leaves room for one draw per level plus two.
+    """
+    nh0 = r0.shape[0]
+    nh1 = r1.shape[0]
+    h0 = 0
+    h1 = 0
+    if i == 0:
+        h0 = _draw(r0, uniforms[pos])
+        h1 = _draw(r1 * compat[h0], uniforms[pos + 1])
+    else:
+        h1 = _draw(r1, uniforms[pos])
+        h0 = _draw(r0 * compat[:, h1], uniforms[pos + 1])
+    pos += 2
+    n = root
+    path = np.empty(64, dtype=np.int64)
+    depth = 0
+    out = -1
+    while True:
+        k = kind[n]
+        if k == FOLD_NODE or k == SHOWDOWN:
+            break
+        if pos >= uniforms.shape[0]:
+            raise ValueError("simulate_walk: the walk needs more uniform draws than the caller left")
+        f = first_child[n]
+        nc = num_children[n]
+        if k == CHANCE:
+            ok = np.zeros(nc)
+            for c in range(nc):
+                b = board[f + c]
+                if valid0[b, h0] and valid1[b, h1]:
+                    ok[c] = 1.0
+            n = f + _draw(ok, uniforms[pos])
+            pos += 1
+            continue
+        if not expanded[n]:
+            out = n
+            break
+        p = player[n]
+        h = h0 if p == 0 else h1
+        nh = nh0 if p == 0 else nh1
+        off = slot[n]
+        total_visits = 0.0
+        for a in range(nc):
+            total_visits += visits[off + a * nh + h]
+        best = 0
+        best_score = -np.inf
+        avg_tot = 0.0
+        for a in range(nc):
+            ch = f + a
+            mass = 0.0
+            q = 0.0
+            if p == 0:
+                for o in range(nh1):
+                    mass += R1[ch, o] * compat[h, o]
+                if iterations > 0 and mass > 0.0:
+                    q = Vsum0[ch, h] / iterations / mass / max_stake
+            else:
+                for o in range(nh0):
+                    mass += R0[ch, o] * compat[o, h]
+                if iterations > 0 and mass > 0.0:
+                    q = Vsum1[ch, h] / iterations / mass / max_stake
+            idx = off + a * nh + h
+            score = q + c_puct * prior[idx] * np.sqrt(total_visits + 1.0) / (1.0 + visits[idx])
+            if score > best_score:
+                best_score = score
+                best = a
+            avg_tot += ssum[idx]
+        select = np.empty(nc)
+        for a in range(nc):
+            select[a] = 0.5 * (ssum[off + a * nh + h] / avg_tot if avg_tot > 0.0 else 1.0 / nc)
+        select[best] += 0.5
+        a = _draw(select, uniforms[pos])
+        pos += 1
+        if depth == path.shape[0]:
+            grown = np.empty(2 * depth, dtype=np.int64)
+            grown[:depth] = path
+            path = grown
+        path[depth] = off + a * nh + h
+        depth += 1
+        n = f + a
+    for d in range(depth):
+        visits[path[d]] += 1.0
+    return out, pos
+
+
+@njit(cache=True)
+def _normalise_into(x, out):
+    s = 0.0
+    for i in range(x.shape[0]):
+        s += x[i]
+    for i in range(x.shape[0]):
+        out[i] = x[i] / s if s > 0.0 else x[i]
+
+
+@njit(cache=True)
+def gadget_root_reach(alpha, own_root_range, opp_prev_range, valid_opp, gadget_regret, follow, opp_sum, R_own, R_opp):
+    """The gadget's root reaches: ``own`` keeps its range; each opponent hand follows with the
+    regret-matching+ probability of its Follow/Terminate regrets (``gadget_regret`` rows), mixed
+    ``alpha * F + (1 - alpha) * opp_prev_range`` (both normalised) and added to ``opp_sum``."""
+    nh = valid_opp.shape[0]
+    for h in range(nh):
+        a = gadget_regret[0, h] if gadget_regret[0, h] > 0.0 else 0.0
+        b = gadget_regret[1, h] if gadget_regret[1, h] > 0.0 else 0.0
+        follow[h] = a / (a + b) if a + b > 0.0 else 0.5
+    f = np.empty(nh)
+    p = np.empty(nh)
+    _normalise_into(follow * valid_opp, f)
+    _normalise_into(opp_prev_range * valid_opp, p)
+    any_mass = False
+    for h in range(nh):
+        R_opp[h] = alpha * f[h] + (1.0 - alpha) * p[h]
+        if R_opp[h] != 0.0:
+            any_mass = True
+    if not any_mass:
+        _normalise_into(valid_opp.astype(np.float64), R_opp)
+    for h in range(nh):
+        opp_sum[h] += R_opp[h]
+    for h in range(R_own.shape[0]):
+        R_own[h] = own_root_range[h]
+
+
+@njit(cache=True)
+def gadget_update(follow, v_follow, v_term, gadget_regret):
+    """Regret-matching+ update of each opponent hand's Follow (row 0) / Terminate (row 1) regrets."""
+    for h in range(follow.shape[0]):
+        u = follow[h] * v_follow[h] + (1.0 - follow[h]) * v_term[h]
+        r = gadget_regret[0, h] + v_follow[h] - u
+        gadget_regret[0, h] = r if r > 0.0 else 0.0
+        r = gadget_regret[1, h] + v_term[h] - u
+        gadget_regret[1, h] = r if r > 0.0 else 0.0
+
+
+@njit(cache=True)
+def accumulate_values(nodes, V0, V1, Vsum0, Vsum1):
+    """``Vsum += V`` on the in-tree ``nodes`` (the only rows a search ever writes)."""
+    for n in nodes:
+        for h in range(V0.shape[1]):
+            Vsum0[n, h] += V0[n, h]
+        for h in range(V1.shape[1]):
+            Vsum1[n, h] += V1[n, h]
+
+
+@njit(cache=True)
+def cfr_loop(
+    count, t0, root, gadget_own, alpha, root_r0, root_r1, opp_prev_range, opp_values, valid_opp, gadget_regret,
+    follow, opp_sum, nodes, expanded, dec0, dec1,
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
+    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
+    strat, regret, ssum, R0, R1, V0, V1, Vsum0, Vsum1, CS,
+):
+    """``count`` GT-CFR regret updates (iterations ``t0 + 1 ..``) on a search tree *without leaves*.
+
+    The same update as ``GTCFR.cfr_iteration`` (root reaches, with the gadget when
+    ``gadget_own >= 0``; reaches; values with regret-matching+ and linear
+    averaging; value sums; gadget regrets), all in one call: once a search has
+    grown its whole subtree no value function is queried, and the Python-side
+    cost per update would dominate.
+    """
+    nh0 = R0.shape[1]
+    nh1 = R1.shape[1]
+    for it in range(count):
+        if gadget_own < 0:
+            R0[root, :] = root_r0
+            R1[root, :] = root_r1
+        elif gadget_own == 0:
+            gadget_root_reach(alpha, root_r0, opp_prev_range, valid_opp, gadget_regret, follow, opp_sum, R0[root], R1[root])
+        else:
+            gadget_root_reach(alpha, root_r1, opp_prev_range, valid_opp, gadget_regret, follow, opp_sum, R1[root], R0[root])
+        reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, R0, R1)
+        value_pass(
+            nodes, expanded, kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
+            cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
+            strat, regret, ssum, float(t0 + it + 1), True, R0, R1, V0, V1, CS, R0, R1,
+        )
+        regret_match(dec0, num_children, slot, nh0, regret, strat)
+        regret_match(dec1, num_children, slot, nh1, regret, strat)
+        accumulate_values(nodes, V0, V1, Vsum0, Vsum1)
+        if gadget_own == 0:
+            gadget_update(follow, V1[root], opp_values, gadget_regret)
+        elif gadget_own == 1:
+            gadget_update(follow, V0[root], opp_values, gadget_regret)

@@ -47,6 +47,11 @@ from pokerbot.state import CALL, FOLD, RAISE, Action, State, raise_to
 from realtime.sog import kernels as K
 
 
+#: Uniform draws a search keeps at hand for its simulations, and the most one walk may use.
+_UNIFORMS = 4096
+_UNIFORMS_PER_WALK = 128
+
+
 class SoGError(PokerbotError, ValueError):
     """Bad input to Student of Games: a bad search setting, range, network or checkpoint."""
 
@@ -234,11 +239,6 @@ class Gadget:
     alpha: float = 0.5
 
 
-def _normalised(x: np.ndarray) -> np.ndarray:
-    s = float(x.sum())
-    return x / s if s > 0 else x
-
-
 @dataclass
 class SearchStats:
     cfr_iterations: int = 0
@@ -282,6 +282,8 @@ class GTCFR:
         self.gadget = gadget
         self.c_puct = c_puct
         self.rng = np.random.default_rng(seed)
+        self.uniforms = self.rng.random(_UNIFORMS)
+        self.next_uniform = 0
         self.log_queries = log_queries
         b = int(t.board[root])
         self.root_valid = (t.valid[0][b], t.valid[1][b])
@@ -311,6 +313,8 @@ class GTCFR:
                 raise SoGError("gadget ranges / values do not match the number of hands")
             self.root_ranges[gadget.own] = gadget.own_range * self.root_valid[gadget.own]
             self.gadget_regret = np.zeros((2, t.num_hands[o]))  # rows: follow, terminate
+            self.follow = np.zeros(t.num_hands[o])
+            self.opp_prev_range = np.asarray(gadget.opp_prev_range, dtype=np.float64)
         self._set_uniform(root)
         self._expand(root)
 
@@ -361,18 +365,10 @@ class GTCFR:
             self.R1[self.root] = self.root_ranges[1]
             return
         o = 1 - g.own
-        pos = self.gadget_regret.clip(min=0)
-        tot = pos.sum(axis=0)
-        follow = np.where(tot > 0, pos[0] / np.where(tot > 0, tot, 1), 0.5)
-        self.follow = follow
-        valid = self.root_valid[o]
-        mixed = g.alpha * _normalised(follow * valid) + (1 - g.alpha) * _normalised(g.opp_prev_range * valid)
-        if not mixed.any():
-            mixed = _normalised(valid.astype(np.float64))
-        (self.R0, self.R1)[g.own][self.root] = self.root_ranges[g.own]
-        (self.R0, self.R1)[o][self.root] = mixed
         assert self.root_opp_sum is not None
-        self.root_opp_sum += mixed
+        R = (self.R0, self.R1)
+        K.gadget_root_reach(g.alpha, self.root_ranges[g.own], self.opp_prev_range, self.root_valid[o], self.gadget_regret,
+                            self.follow, self.root_opp_sum, R[g.own][self.root], R[o][self.root])
 
     def cfr_iteration(self) -> None:
         """One regret update of both players on the current tree."""
@@ -390,16 +386,32 @@ class GTCFR:
         )
         K.regret_match(self.dec[0], t.num_children, t.slot, t.num_hands[0], self.regret, self.strat)
         K.regret_match(self.dec[1], t.num_children, t.slot, t.num_hands[1], self.regret, self.strat)
-        self.Vsum0 += self.V0
-        self.Vsum1 += self.V1
+        K.accumulate_values(self.nodes, self.V0, self.V1, self.Vsum0, self.Vsum1)
         if self.gadget is not None:
             o = 1 - self.gadget.own
-            v_follow = (self.V0, self.V1)[o][self.root]
-            v_term = self.gadget.opp_values
-            u = self.follow * v_follow + (1 - self.follow) * v_term
-            self.gadget_regret[0] = np.maximum(self.gadget_regret[0] + v_follow - u, 0)
-            self.gadget_regret[1] = np.maximum(self.gadget_regret[1] + v_term - u, 0)
+            K.gadget_update(self.follow, (self.V0, self.V1)[o][self.root], self.gadget.opp_values, self.gadget_regret)
         self.stats.cfr_iterations += 1
+
+    def cfr_iterations_grown(self, count: int) -> None:
+        """``count`` regret updates in one kernel call; only for a tree without leaves (fully grown)."""
+        if self.leaves.shape[0]:
+            raise SoGError("cfr_iterations_grown needs a search tree without leaves")
+        t = self.game.tree
+        g = self.gadget
+        h_opp = t.num_hands[1 - g.own] if g else 1
+        K.cfr_loop(
+            count, self.t, self.root, g.own if g else -1, g.alpha if g else 0.0, self.root_ranges[0],
+            self.root_ranges[1], self.opp_prev_range if g else np.zeros(h_opp),
+            g.opp_values if g else np.zeros(h_opp), self.root_valid[1 - g.own] if g else np.zeros(h_opp, np.bool_),
+            self.gadget_regret if g else np.zeros((2, h_opp)), self.follow if g else np.zeros(h_opp),
+            self.root_opp_sum if g else np.zeros(h_opp), self.nodes, self.expanded, self.dec[0], self.dec[1],
+            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
+            t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
+            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
+            self.strat, self.regret, self.ssum, self.R0, self.R1, self.V0, self.V1, self.Vsum0, self.Vsum1, self.CS,
+        )
+        self.t += count
+        self.stats.cfr_iterations += count
 
     def _reach(self, strat: np.ndarray) -> None:
         t = self.game.tree
@@ -431,65 +443,22 @@ class GTCFR:
 
     # --- expansion phase -------------------------------------------------------------------
 
-    def _sample(self, weights: np.ndarray) -> int:
-        s = float(weights.sum())
-        if s <= 0:
-            return int(self.rng.integers(weights.shape[0]))
-        return int(self.rng.choice(weights.shape[0], p=weights / s))
-
     def simulate(self) -> None:
-        """One expansion simulation (see the module docstring)."""
+        """One expansion simulation (see the module docstring; the walk is :func:`kernels.simulate_walk`)."""
         t = self.game.tree
         i = self.stats.simulations % 2
         self.stats.simulations += 1
-        ranges = (self.R0[self.root], self.R1[self.root])
-        hands = [0, 0]
-        hands[i] = self._sample(ranges[i])
-        o = 1 - i
-        compat = self.game.compat[hands[0]] if i == 0 else self.game.compat[:, hands[1]]
-        hands[o] = self._sample(ranges[o] * compat)
-        n = self.root
-        path: list[int] = []
-        while True:
-            k = t.kind[n]
-            if k == K.FOLD_NODE or k == K.SHOWDOWN:
-                break
-            f, nc = int(t.first_child[n]), int(t.num_children[n])
-            if k == K.CHANCE:
-                ok = [c for c in range(f, f + nc) if t.valid[0][t.board[c], hands[0]] and t.valid[1][t.board[c], hands[1]]]
-                n = ok[int(self.rng.integers(len(ok)))]
-                continue
-            if not self.expanded[n]:
-                self._expand(n)
-                break
-            p = int(t.player[n])
-            a = self._select(n, p, hands[p])
-            path.append(int(t.slot[n]) + a * t.num_hands[p] + hands[p])
-            n = f + a
-        self.visits[path] += 1.0
-
-    def _select(self, node: int, p: int, h: int) -> int:
-        t = self.game.tree
-        nh = t.num_hands[p]
-        nc = int(t.num_children[node])
-        f = int(t.first_child[node])
-        idx = int(t.slot[node]) + np.arange(nc) * nh + h
-        Vsum = (self.Vsum0, self.Vsum1)[p]
-        Ro = (self.R0, self.R1)[1 - p]
-        col = self.game.compat[h] if p == 0 else self.game.compat[:, h]
-        mass = Ro[f : f + nc] @ col
-        q = np.zeros(nc)
-        if self.t > 0:
-            ok = mass > 0
-            q[ok] = Vsum[f : f + nc, h][ok] / self.t / mass[ok] / self.game.max_stake
-        visits = self.visits[idx]
-        puct = q + self.c_puct * self.prior[idx] * math.sqrt(visits.sum() + 1.0) / (1.0 + visits)
-        avg = self.ssum[idx]
-        tot = avg.sum()
-        avg = avg / tot if tot > 0 else np.full(nc, 1.0 / nc)
-        select = 0.5 * avg
-        select[int(np.argmax(puct))] += 0.5
-        return int(self.rng.choice(nc, p=select / select.sum()))
+        if self.next_uniform + _UNIFORMS_PER_WALK > _UNIFORMS:
+            self.uniforms = self.rng.random(_UNIFORMS)
+            self.next_uniform = 0
+        leaf, self.next_uniform = K.simulate_walk(
+            self.uniforms, self.next_uniform, self.root, i, self.R0[self.root], self.R1[self.root], self.game.compat,
+            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.valid[0], t.valid[1], self.expanded,
+            self.R0, self.R1, self.Vsum0, self.Vsum1, float(self.t), self.game.max_stake, self.c_puct, self.prior,
+            self.visits, self.ssum,
+        )
+        if leaf >= 0:
+            self._expand(int(leaf))
 
     # --- the search ------------------------------------------------------------------------
 
@@ -499,7 +468,15 @@ class GTCFR:
             raise SoGError(f"GT-CFR needs s >= 0 and c > 0, got s={simulations}, c={c}")
         sims = math.ceil(c)
         updates = math.ceil(1.0 / c - 1e-9)
-        for _ in range(max(1, simulations // sims)):
+        rounds = max(1, simulations // sims)
+        for r in range(rounds):
+            if self.leaves.shape[0] == 0:
+                # The tree holds the whole subgame: simulations can expand nothing (they would only count
+                # visits, which steer expansion alone), so the remaining updates run in one kernel call.
+                self.cfr_iterations_grown((rounds - r) * updates)
+                if simulations:
+                    self.stats.simulations += (rounds - r) * sims
+                break
             for _ in range(updates):
                 self.cfr_iteration()
             if simulations:

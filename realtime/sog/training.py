@@ -70,6 +70,7 @@ class TrainConfig:
     eval_simulations: int = 100
     eval_c: float = 1.0
     checkpoint_every: int = 200
+    snapshot_every: int = 0
 
     def __post_init__(self) -> None:
         positive = ("hidden", "layers", "simulations", "steps", "batch_size", "replay_size", "decay_steps", "eval_seeds")
@@ -84,8 +85,8 @@ class TrainConfig:
                 raise SoGError(f"config field {f} must be in [0, 1], got {getattr(self, f)}")
         if self.seed < 0:
             raise SoGError(f"config field seed must be >= 0, got {self.seed}")
-        if self.workers < 0 or self.eval_every < 0 or self.checkpoint_every < 0 or self.max_queries < 0:
-            raise SoGError("workers, eval_every, checkpoint_every and max_queries must be >= 0")
+        if min(self.workers, self.eval_every, self.checkpoint_every, self.snapshot_every, self.max_queries) < 0:
+            raise SoGError("workers, eval_every, checkpoint_every, snapshot_every and max_queries must be >= 0")
 
     def replace(self, **changes: Any) -> TrainConfig:
         return dataclasses.replace(self, **changes)
@@ -378,6 +379,8 @@ class Trainer:
         try:
             if self.step == 0 and c.eval_every and not self.curve:
                 self.evaluate()
+            elif self.step == 0 and c.snapshot_every:
+                self.snapshot()
             for _ in range(max(c.workers, 1)):
                 actors.submit(self.net, self._unit_seed())
             while self.step < total:
@@ -396,6 +399,8 @@ class Trainer:
                     if c.eval_every and self.step % c.eval_every == 0:
                         lo, mean, hi = self.evaluate()
                         bar.set_postfix(expl_mbb=f"{mean:.0f}")
+                    elif c.snapshot_every and self.step % c.snapshot_every == 0:
+                        self.snapshot()  # for `pokerbot sog eval --over-steps` later, without the protocol now
                     if c.checkpoint_every and self.step - last_ckpt >= c.checkpoint_every:
                         self.save()
                         last_ckpt = self.step
