@@ -12,7 +12,8 @@ At each of its decisions the agent (its :class:`Resolver`):
    branch of the tree, not a translation. Rounds beyond ``depth_limit`` become
    depth-limited leaves valued by rollouts of the blueprint's continuation strategies
    (:class:`realtime.leaf_values.RolloutLeafEvaluator`: the opponent picks one of K,
-   we play the blueprint).
+   we play the blueprint) or by a trained leaf-value network (``[leaves] evaluator =
+   "network"``, :mod:`realtime.network_leaves`, checked against the config when the agent is made).
 3. **Solves it with the round's gadget** (:mod:`pokerbot.solver.gadgets`): ``unsafe``
    from the tracked ranges, or ``resolve`` / ``maxmargin`` / ``reach`` with alternative
    values from the previous solution when its tree holds the new root (the nested
