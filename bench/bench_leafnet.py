@@ -15,7 +15,14 @@
    leaves (3 run-outs): precomputation and solve time; both are judged against a reference
    rollout evaluator with 30 run-outs a leaf (another seed): leaf-value differences and each
    solution's exploitability with the reference leaves. With ``LEAFNET_SIZES=1``, also larger
-   networks trained on the same data (minutes).
+   networks trained on the same data (minutes);
+3. with ``LEAFNET_H2H_CHUNKS=N`` (or ``python -m bench.bench_leafnet h2h VARIANT FIRST LAST`` for chunks
+   ``FIRST .. LAST - 1``, e.g. two processes on two ranges), the real-time agent with network leaves on the flop
+   (``configs/realtime-hunl-tiny-net.toml``) against the same agent with rollout leaves
+   (``configs/realtime-hunl-tiny.toml``), duplicate, in resumable chunks of 10 hands under
+   ``$POKERBOT_HOME/bench/leafnet-h2h-<variant>/``: mbb/g plain and with AIVAT (95% CI), decision time per street.
+   Variants: ``shipped`` (the configs as they are, time budgets included) and ``flop<N>`` (only the flop
+   re-solved, exactly N iterations, no time limit: the agents differ only in the flop's leaf values).
 
 Builds the models first if missing (``pokerbot leafnet train ...``: minutes). CPU times are
 reported beside wall times: the machine is shared.
@@ -260,9 +267,12 @@ def h2h_chunk(variant: str, index: int) -> dict:
     """Chunk ``index`` of the head-to-head: ``H2H_DEALS`` duplicate deals, seed ``index``; stored as JSON (resume).
 
     Both agents report their policies (a ``RealtimeAgent`` whose ``action_distribution`` is its decision's row), so
-    AIVAT corrects both players' decisions and every chance event (``EquityValue``, the check-down value).
+    AIVAT corrects both players' decisions and every chance event. ``aivat`` in the JSON uses ``EquityValue`` (the
+    check-down value) within the chunk; ``chunk_<i>.pkl`` keeps every hand's final state and both policies so that
+    :func:`h2h_summary` scores all hands with one ``FittedValue`` (the project's default, fitted as hands come in).
     """
     import json
+    import pickle
 
     from blueprint.agent import resolve_path
     from blueprint.model import Blueprint
@@ -278,6 +288,7 @@ def h2h_chunk(variant: str, index: int) -> dict:
         """Reports its policy for AIVAT; the decision's time goes to the ``act`` record as without it."""
 
         pending = 0.0
+        policies: dict = {}  # type: ignore[type-arg]  # (hand number, action index) -> what it reported
 
         def action_distribution(self, view):  # type: ignore[no-untyped-def]
             t0 = time.perf_counter()
@@ -286,7 +297,9 @@ def h2h_chunk(variant: str, index: int) -> dict:
             hole = tuple(sorted((int(c) for c in view.state.hole_cards[view.viewer]), reverse=True))
             p = d.probs[:, self.index[hole]].clip(min=0.0)
             p = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
-            return list(zip(d.actions, p.tolist()))
+            dist = list(zip(d.actions, p.tolist()))
+            self.policies[(self.hands, len(view.state.actions()))] = dist
+            return dist
 
         def act(self, view):  # type: ignore[no-untyped-def]
             action = super().act(view)
@@ -299,12 +312,22 @@ def h2h_chunk(variant: str, index: int) -> dict:
     bp = Blueprint.load(resolve_path(cfgs[0].blueprint))
     a, b = (Reporting(c, bp, seed=2 * index + i, name=n) for i, (c, n) in enumerate(zip(cfgs, ("network", "rollout"))))
     t0 = time.perf_counter()
-    res = play_match_aivat(a, b, game, 2 * H2H_DEALS, seed=index, value_fn=EquityValue(seed=index), duplicate=True,
+    finals: list = []  # type: ignore[type-arg]
+
+    class Keeping(EquityValue):
+        def learn(self, final) -> None:  # type: ignore[no-untyped-def]  # called after each hand is scored
+            finals.append((final, self.seat))  # type: ignore[attr-defined]
+
+    res = play_match_aivat(a, b, game, 2 * H2H_DEALS, seed=index, value_fn=Keeping(seed=index), duplicate=True,
                            progress=False)
+    hands = [(final, seat, [(a if p == seat else b).policies.get((k + 1, i))
+                            for i, (p, _) in enumerate(pa for rnd in final.history for pa in rnd)])
+             for k, (final, seat) in enumerate(finals)]
     out = {"chunk": index, "seconds": time.perf_counter() - t0, "load": os.getloadavg()[0],
            "chips": res.chips.tolist(), "aivat": res.aivat.tolist(),
            "stats": {"network": a.stats, "rollout": b.stats}}
     path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".pkl").write_bytes(pickle.dumps(hands))
     tmp = path.with_suffix(".tmp")
     tmp.write_text(json.dumps(out))
     tmp.replace(path)
@@ -331,7 +354,28 @@ def h2h_summary(variant: str) -> None:
           f"{len(chips)} duplicate hands in {len(chunks)} chunks, {sum(c['seconds'] for c in chunks):.0f} s; "
           f"load average at the chunks' ends {min(loads):.1f} to {max(loads):.1f}")
     pr, ar = win_rate(chips, game, pair=True), win_rate(aivat, game, pair=True)
-    print(f"  network agent: plain {pr.mbb:+.0f} ± {pr.ci95:.0f} mbb/g, AIVAT {ar.mbb:+.0f} ± {ar.ci95:.0f} mbb/g (95% CI)")
+    print(f"  network agent: plain {pr.mbb:+.0f} ± {pr.ci95:.0f} mbb/g, AIVAT (EquityValue per chunk) {ar.mbb:+.0f} ± "
+          f"{ar.ci95:.0f} mbb/g (95% CI)")
+    kept = [c for c in chunks if (h2h_dir(variant) / f"chunk_{c['chunk']:04d}.pkl").is_file()]
+    if kept:
+        import pickle
+
+        from evaluation.aivat import FittedValue, aivat_hand
+
+        vf = FittedValue(seed=0)
+        est, plain = [], []
+        for c in kept:
+            for k, (final, seat, dists) in enumerate(pickle.loads((h2h_dir(variant) / f"chunk_{c['chunk']:04d}.pkl")
+                                                                  .read_bytes())):
+                vf.seat = seat
+                _, e0 = aivat_hand(final, vf, dists)
+                vf.learn(final)
+                est.append(e0 if seat == 0 else -e0)
+                plain.append(c["chips"][k])
+        fr, pk = win_rate(np.array(est), game, pair=True), win_rate(np.array(plain), game, pair=True)
+        print(f"  network agent over the {len(est)} hands of the {len(kept)} chunks that kept their hands: plain "
+              f"{pk.mbb:+.0f} ± {pk.ci95:.0f}, AIVAT (one FittedValue, both policies known) {fr.mbb:+.0f} ± "
+              f"{fr.ci95:.0f} mbb/g (95% CI)")
     for who in ("network", "rollout"):
         stats = [s for c in chunks for s in c["stats"][who]]
         print(f"  {who} agent: {len(stats)} decisions, fallbacks {sum(s['source'] == 'fallback' for s in stats)}")
