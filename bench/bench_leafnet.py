@@ -15,7 +15,14 @@
    leaves (3 run-outs): precomputation and solve time; both are judged against a reference
    rollout evaluator with 30 run-outs a leaf (another seed): leaf-value differences and each
    solution's exploitability with the reference leaves. With ``LEAFNET_SIZES=1``, also larger
-   networks trained on the same data (minutes).
+   networks trained on the same data (minutes);
+3. with ``LEAFNET_H2H_CHUNKS=N`` (or ``python -m bench.bench_leafnet h2h VARIANT FIRST LAST`` for chunks
+   ``FIRST .. LAST - 1``, e.g. two processes on two ranges), the real-time agent with network leaves on the flop
+   (``configs/realtime-hunl-tiny-net.toml``) against the same agent with rollout leaves
+   (``configs/realtime-hunl-tiny.toml``), duplicate, in resumable chunks of 10 hands under
+   ``$POKERBOT_HOME/bench/leafnet-h2h-<variant>/``: mbb/g plain and with AIVAT (95% CI), decision time per street.
+   Variants: ``shipped`` (the configs as they are, time budgets included) and ``flop<N>`` (only the flop
+   re-solved, exactly N iterations, no time limit: the agents differ only in the flop's leaf values).
 
 Builds the models first if missing (``pokerbot leafnet train ...``: minutes). CPU times are
 reported beside wall times: the machine is shared.
@@ -25,6 +32,7 @@ from __future__ import annotations
 
 import os
 import time
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -228,14 +236,182 @@ def sizes(shapes: tuple[tuple[int, ...], ...] = ((64, 64), (128, 128), (256, 256
               f"{w:.0f} s wall ({c:.0f} s CPU); one flop subgame's 4,176 rows in {1000 * pw / 20:.2f} ms wall")
 
 
+H2H_CONFIGS = ("hunl-tiny-net", "hunl-tiny")  # network leaves on the flop vs rollout leaves, otherwise equal
+H2H_DEALS = 5  # duplicate deals (10 hands) per resumable chunk
+#: The head-to-head's variants: ``shipped`` plays the two configs as they are (time budgets, flop + turn + river
+#: re-solved); ``flopN`` re-solves only the flop, with exactly N DCFR iterations and no time limit (the turn and river
+#: play the blueprint), so the two agents differ only in the flop's leaf values and not in what the load allows.
+H2H_VARIANTS = ("shipped", "flop100")
+
+
+def h2h_dir(variant: str) -> Path:
+    from blueprint.storage import pokerbot_home
+
+    return pokerbot_home() / "bench" / f"leafnet-h2h-{variant}"
+
+
+def h2h_configs(variant: str) -> list:  # type: ignore[type-arg]
+    from dataclasses import replace
+
+    from realtime.config import RealtimeConfig
+
+    cfgs = [RealtimeConfig.load(c) for c in H2H_CONFIGS]
+    if variant == "shipped":
+        return cfgs
+    iterations = int(variant.removeprefix("flop"))
+    return [replace(c, action_time_limit=1e6, rounds=((0, c.round(0)), (1, replace(
+        c.round(1), iterations=iterations, min_iterations=1, time_budget=1e6)))) for c in cfgs]
+
+
+def h2h_chunk(variant: str, index: int) -> dict:
+    """Chunk ``index`` of the head-to-head: ``H2H_DEALS`` duplicate deals, seed ``index``; stored as JSON (resume).
+
+    Both agents report their policies (a ``RealtimeAgent`` whose ``action_distribution`` is its decision's row), so
+    AIVAT corrects both players' decisions and every chance event. ``aivat`` in the JSON uses ``EquityValue`` (the
+    check-down value) within the chunk; ``chunk_<i>.pkl`` keeps every hand's final state and both policies so that
+    :func:`h2h_summary` scores all hands with one ``FittedValue`` (the project's default, fitted as hands come in).
+    """
+    import json
+    import pickle
+
+    from blueprint.agent import resolve_path
+    from blueprint.model import Blueprint
+    from evaluation.aivat import EquityValue, play_match_aivat
+    from pokerbot.gamedef import load_game
+    from realtime.agent import RealtimeAgent
+
+    path = h2h_dir(variant) / f"chunk_{index:04d}.json"
+    if path.is_file():
+        return json.loads(path.read_text())
+
+    class Reporting(RealtimeAgent):
+        """Reports its policy for AIVAT; the decision's time goes to the ``act`` record as without it."""
+
+        pending = 0.0
+        policies: dict = {}  # type: ignore[type-arg]  # (hand number, action index) -> what it reported
+
+        def action_distribution(self, view):  # type: ignore[no-untyped-def]
+            t0 = time.perf_counter()
+            d = self.resolver.decide(view.state.with_cards(hole_cards=((),) * self.game.num_players))
+            self.pending = time.perf_counter() - t0
+            hole = tuple(sorted((int(c) for c in view.state.hole_cards[view.viewer]), reverse=True))
+            p = d.probs[:, self.index[hole]].clip(min=0.0)
+            p = p / p.sum() if p.sum() > 0 else np.full(len(p), 1.0 / len(p))
+            dist = list(zip(d.actions, p.tolist()))
+            self.policies[(self.hands, len(view.state.actions()))] = dist
+            return dist
+
+        def act(self, view):  # type: ignore[no-untyped-def]
+            action = super().act(view)
+            self.stats[-1]["seconds"] = float(self.stats[-1]["seconds"]) + self.pending  # type: ignore[arg-type]
+            self.pending = 0.0
+            return action
+
+    game = load_game("hunl")
+    cfgs = h2h_configs(variant)
+    bp = Blueprint.load(resolve_path(cfgs[0].blueprint))
+    a, b = (Reporting(c, bp, seed=2 * index + i, name=n) for i, (c, n) in enumerate(zip(cfgs, ("network", "rollout"))))
+    t0 = time.perf_counter()
+    finals: list = []  # type: ignore[type-arg]
+
+    class Keeping(EquityValue):
+        def learn(self, final) -> None:  # type: ignore[no-untyped-def]  # called after each hand is scored
+            finals.append((final, self.seat))  # type: ignore[attr-defined]
+
+    res = play_match_aivat(a, b, game, 2 * H2H_DEALS, seed=index, value_fn=Keeping(seed=index), duplicate=True,
+                           progress=False)
+    hands = [(final, seat, [(a if p == seat else b).policies.get((k + 1, i))
+                            for i, (p, _) in enumerate(pa for rnd in final.history for pa in rnd)])
+             for k, (final, seat) in enumerate(finals)]
+    out = {"chunk": index, "seconds": time.perf_counter() - t0, "load": os.getloadavg()[0],
+           "chips": res.chips.tolist(), "aivat": res.aivat.tolist(),
+           "stats": {"network": a.stats, "rollout": b.stats}}
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.with_suffix(".pkl").write_bytes(pickle.dumps(hands))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_text(json.dumps(out))
+    tmp.replace(path)
+    return out
+
+
+def h2h_summary(variant: str) -> None:
+    """The head-to-head over every stored chunk: mbb/g (plain and AIVAT, 95% CI), decision times per street."""
+    import json
+
+    from evaluation.stats import win_rate
+    from pokerbot.gamedef import load_game
+    from realtime.demo import timing_summary
+
+    chunks = [json.loads(p.read_text()) for p in sorted(h2h_dir(variant).glob("chunk_*.json"))]
+    if not chunks:
+        print("  no head-to-head chunks stored")
+        return
+    game = load_game("hunl")
+    chips = np.concatenate([c["chips"] for c in chunks])
+    aivat = np.concatenate([c["aivat"] for c in chunks])
+    loads = [c["load"] for c in chunks]
+    print(f"HUNL head to head ({variant}), {' vs '.join(H2H_CONFIGS)} (network leaves on the flop vs rollout leaves), "
+          f"{len(chips)} duplicate hands in {len(chunks)} chunks, {sum(c['seconds'] for c in chunks):.0f} s; "
+          f"load average at the chunks' ends {min(loads):.1f} to {max(loads):.1f}")
+    pr, ar = win_rate(chips, game, pair=True), win_rate(aivat, game, pair=True)
+    print(f"  network agent: plain {pr.mbb:+.0f} ± {pr.ci95:.0f} mbb/g, AIVAT (EquityValue per chunk) {ar.mbb:+.0f} ± "
+          f"{ar.ci95:.0f} mbb/g (95% CI)")
+    kept = [c for c in chunks if (h2h_dir(variant) / f"chunk_{c['chunk']:04d}.pkl").is_file()]
+    if kept:
+        import pickle
+
+        from evaluation.aivat import FittedValue, aivat_hand
+
+        vf = FittedValue(seed=0)
+        est, plain = [], []
+        for c in kept:
+            for k, (final, seat, dists) in enumerate(pickle.loads((h2h_dir(variant) / f"chunk_{c['chunk']:04d}.pkl")
+                                                                  .read_bytes())):
+                vf.seat = seat
+                _, e0 = aivat_hand(final, vf, dists)
+                vf.learn(final)
+                est.append(e0 if seat == 0 else -e0)
+                plain.append(c["chips"][k])
+        fr, pk = win_rate(np.array(est), game, pair=True), win_rate(np.array(plain), game, pair=True)
+        print(f"  network agent over the {len(est)} hands of the {len(kept)} chunks that kept their hands: plain "
+              f"{pk.mbb:+.0f} ± {pk.ci95:.0f}, AIVAT (one FittedValue, both policies known) {fr.mbb:+.0f} ± "
+              f"{fr.ci95:.0f} mbb/g (95% CI)")
+    for who in ("network", "rollout"):
+        stats = [s for c in chunks for s in c["stats"][who]]
+        print(f"  {who} agent: {len(stats)} decisions, fallbacks {sum(s['source'] == 'fallback' for s in stats)}")
+        for rnd, (med, p95, count) in timing_summary(stats).items():
+            r = ("preflop", "flop", "turn", "river").index(rnd)
+            its = [int(s["iterations"]) for s in stats if s["round"] == r and s["source"] == "solve"]
+            extra = f", median iterations {np.median(its):.0f}" if its else ""
+            print(f"    {rnd:<8} {count:>4} decisions: median {med:6.2f} s, 95th percentile {p95:6.2f} s{extra}")
+
+
+def headtohead(variant: str, first: int, last: int) -> None:
+    """Play (or resume) chunks ``first .. last - 1`` of ``variant``, then print the summary of all its stored chunks."""
+    if variant not in H2H_VARIANTS and not variant.removeprefix("flop").isdigit():
+        raise SystemExit(f"unknown head-to-head variant {variant!r}: {', '.join(H2H_VARIANTS)} or flop<N>")
+    for i in range(first, last):
+        c = h2h_chunk(variant, i)
+        print(f"  chunk {i}: {c['seconds']:.0f} s, load {c['load']:.1f}", flush=True)
+    h2h_summary(variant)
+
+
 def main() -> None:
     print(f"load average: {os.getloadavg()[0]:.1f} (shared machine)")
     leduc()
     hunl()
     if os.environ.get("LEAFNET_SIZES"):
         sizes()
+    chunks = int(os.environ.get("LEAFNET_H2H_CHUNKS", "0"))
+    for variant in H2H_VARIANTS if chunks else ():
+        headtohead(variant, 0, chunks)
     print(f"load average: {os.getloadavg()[0]:.1f}")
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    if sys.argv[1:2] == ["h2h"]:
+        headtohead(sys.argv[2], int(sys.argv[3]), int(sys.argv[4]))
+    else:
+        main()

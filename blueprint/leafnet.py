@@ -335,7 +335,7 @@ class LeafNet:
 
     ``meta`` holds ``spec`` (the feature spec dict), ``choices`` ``[K0, K1]``, ``classes``
     (``"hand"`` or ``"buckets:<preset>"``), ``blueprint`` and ``continuations``
-    (:func:`strategy_identity` dicts), ``game`` and training figures.
+    (:func:`strategy_identity` dicts), ``game``, ``leaf_round`` and training figures.
     """
 
     model: Any
@@ -349,6 +349,18 @@ class LeafNet:
     def choices(self) -> tuple[int, int]:
         k0, k1 = self.meta["choices"]
         return int(k0), int(k1)
+
+    @property
+    def leaf_round(self) -> int:
+        """The round at whose end the model's leaves are (``meta["leaf_round"]``).
+
+        Models written before the key was recorded came from the two data sources, both cut at the end of
+        the first round they solve: round 0 for ``"small"`` (one class per hand), round 1 (the flop) for
+        ``"holdem"`` (card buckets).
+        """
+        if "leaf_round" in self.meta:
+            return int(self.meta["leaf_round"])
+        return 0 if self.meta["classes"] == "hand" else 1
 
     def predict(self, x: np.ndarray, batch: int = 65536, threads: int | None = 1) -> np.ndarray:
         """``V / pot`` for rows of features, float64 ``(n, K0 * K1)`` (batched, no gradients).

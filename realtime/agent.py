@@ -12,7 +12,8 @@ At each of its decisions the agent (its :class:`Resolver`):
    branch of the tree, not a translation. Rounds beyond ``depth_limit`` become
    depth-limited leaves valued by rollouts of the blueprint's continuation strategies
    (:class:`realtime.leaf_values.RolloutLeafEvaluator`: the opponent picks one of K,
-   we play the blueprint).
+   we play the blueprint) or by a trained leaf-value network (``[leaves] evaluator =
+   "network"``, :mod:`realtime.network_leaves`, checked against the config when the agent is made).
 3. **Solves it with the round's gadget** (:mod:`pokerbot.solver.gadgets`): ``unsafe``
    from the tracked ranges, or ``resolve`` / ``maxmargin`` / ``reach`` with alternative
    values from the previous solution when its tree holds the new root (the nested
@@ -61,6 +62,7 @@ from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree, action_text, build_tree
 from pokerbot.state import Action, State, parse_action
 from realtime.config import RealtimeConfig, RoundConfig
+from realtime.network_leaves import agent_leaf_model, make_leaf_evaluator
 from realtime.subgame import (
     BlueprintPolicy,
     SubgameMenu,
@@ -122,6 +124,8 @@ class Resolver:
         #: Compute each safe solution's smallest margin (a diagnostic for the exact tests; costs a best response).
         self.check_margins = False
         self._continuations: list[np.ndarray] | None = None
+        # The leaf-value network, loaded and checked against the blueprint, continuations and rounds up front.
+        self._leafnet = agent_leaf_model(config, blueprint, self._opponent_continuations()) if config.network_rounds() else None
         self._equity: dict[tuple[int, ...], dict[str, dict[int, np.ndarray]]] = {}
         for r, rc in config.rounds:
             if rc.mode == "solve" and rc.time_budget > config.action_time_limit:
@@ -295,9 +299,7 @@ class Resolver:
         name = hashlib.sha256(text.encode()).hexdigest()[:24]
         return pokerbot_home() / "realtime-cache" / f"{self.config.name}-{self.config.identity()}" / f"{name}.npy"
 
-    def _leaves(self, tree: PublicTree, us: int, state: State) -> LeafEvaluator:
-        from realtime.leaf_values import RolloutLeafEvaluator
-
+    def _opponent_continuations(self) -> list[np.ndarray]:
         lc = self.config.leaves
         if self._continuations is None:
             bp = self.blueprint
@@ -310,11 +312,16 @@ class Resolver:
 
                 cs = load_set(leaves_dir(lc.continuations), bp.tree, bp.tree.signature())
                 self._continuations = [np.asarray(s, dtype=np.float64) for s in cs.strategies[: lc.k]]
+        return self._continuations
+
+    def _leaves(self, tree: PublicTree, us: int, state: State) -> LeafEvaluator:
         conts: list[list[np.ndarray]] = [[], []]
         conts[us] = [np.asarray(self.blueprint.strategy, dtype=np.float64)]
-        conts[1 - us] = list(self._continuations)
+        conts[1 - us] = list(self._opponent_continuations())
         seed = (self.config.seed * 1_000_003 + zlib.crc32(public_key(state).encode())) % (2**32)
-        return RolloutLeafEvaluator(tree, self.blueprint, (conts[0], conts[1]), rollouts=lc.rollouts, seed=seed)
+        return make_leaf_evaluator(self.config.leaf_evaluator(state.round), tree, blueprint=self.blueprint,
+                                   continuations=(conts[0], conts[1]), model=self._leafnet,
+                                   rollouts=self.config.leaves.rollouts, seed=seed)
 
 
 def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np.ndarray]:

@@ -8,7 +8,10 @@ One file per agent::
     action_time_limit = 5.0       # seconds; a street whose budget would exceed it plays the blueprint
 
     [leaves]                      # depth-limited streets only
-    evaluator = "rollout"         # rollouts of the blueprint's continuation strategies (hold'em)
+    evaluator = "rollout"         # "rollout": rollouts of the blueprint's continuation strategies (hold'em);
+                                  # "network": a trained leaf-value network (docs/leafnet.md), built for this
+                                  # blueprint, this continuation set and the rounds it is used in
+    model = ""                    # the network: a name under $POKERBOT_HOME/leafnet/ or a model directory
     continuations = "bias"        # "bias" (made from the blueprint) or a set name under $POKERBOT_HOME/leaves/
     k = 4                         # the opponent's continuation strategies (ours: the blueprint)
     factor = 10.0                 # bias factor
@@ -25,6 +28,7 @@ One file per agent::
     min_iterations = 50           # fewer than this within the time budget: play the blueprint (warning)
     time_budget = 4.0             # seconds per decision for this round
     depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
+    leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator)
     drop_half = true              # leave the first half of the iterations out of the average (Modicum)
     cache = false                 # keep solutions on disk by action sequence (the preflop cache)
     reuse = false                 # true: keep playing the last solution while the hand stays on its tree
@@ -54,6 +58,10 @@ class RealtimeConfigError(PokerbotError, ValueError):
     """A malformed real-time agent configuration (names the key and the bad value)."""
 
 
+#: Leaf evaluators of depth-limited subgames (``realtime.network_leaves.make_leaf_evaluator``).
+LEAF_EVALUATORS = ("rollout", "network")
+
+
 @dataclass(frozen=True)
 class RoundConfig:
     """How one round is played; see the module docstring."""
@@ -69,6 +77,7 @@ class RoundConfig:
     drop_half: bool = True
     cache: bool = False
     reuse: bool = False
+    leaves: str = ""
 
     def check(self, where: str) -> RoundConfig:
         if self.mode not in ("solve", "blueprint"):
@@ -86,12 +95,16 @@ class RoundConfig:
             raise RealtimeConfigError(f"{where}.time_budget must be positive seconds, got {self.time_budget}")
         if self.depth_limit < -1:
             raise RealtimeConfigError(f"{where}.depth_limit must be -1 (to the end) or >= 0, got {self.depth_limit}")
+        if self.leaves not in ("",) + LEAF_EVALUATORS:
+            raise RealtimeConfigError(f"{where}.leaves must be '' (the [leaves] evaluator), 'rollout' or 'network', "
+                                      f"got {self.leaves!r}")
         return self
 
 
 @dataclass(frozen=True)
 class LeavesConfig:
     evaluator: str = "rollout"
+    model: str = ""
     continuations: str = "bias"
     k: int = 4
     factor: float = 10.0
@@ -99,8 +112,8 @@ class LeavesConfig:
     equity_samples: int = 0
 
     def check(self) -> LeavesConfig:
-        if self.evaluator != "rollout":
-            raise RealtimeConfigError(f"leaves.evaluator must be 'rollout', got {self.evaluator!r}")
+        if self.evaluator not in LEAF_EVALUATORS:
+            raise RealtimeConfigError(f"leaves.evaluator must be 'rollout' or 'network', got {self.evaluator!r}")
         if self.k < 1 or self.rollouts < 1 or not self.factor > 0 or self.equity_samples < 0:
             raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 1, factor > 0, got {self.k}, {self.rollouts}, "
                                       f"{self.factor}")
@@ -124,6 +137,15 @@ class RealtimeConfig:
             if k == r:
                 return c
         return RoundConfig()
+
+    def leaf_evaluator(self, r: int) -> str:
+        """The leaf evaluator of round ``r``'s depth-limited subgames: its own ``leaves``, else ``[leaves] evaluator``."""
+        return self.round(r).leaves or self.leaves.evaluator
+
+    def network_rounds(self) -> list[int]:
+        """The rounds whose subgames have depth-limited leaves valued by the network."""
+        return [r for r, c in self.rounds
+                if c.mode == "solve" and c.depth_limit >= 0 and self.leaf_evaluator(r) == "network"]
 
     def identity(self) -> str:
         """A digest of everything that changes a solution (names the preflop cache)."""
@@ -160,8 +182,12 @@ class RealtimeConfig:
         limit = data.get("action_time_limit", 5.0)
         if not isinstance(seed, int) or not isinstance(limit, (int, float)) or not limit > 0:
             raise RealtimeConfigError(f"seed must be an integer and action_time_limit positive, got {seed!r}, {limit!r}")
-        return cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
-                   action_time_limit=float(limit), leaves=leaves, rounds=tuple(rounds))
+        cfg = cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
+                  action_time_limit=float(limit), leaves=leaves, rounds=tuple(rounds))
+        if cfg.network_rounds() and not leaves.model:
+            raise RealtimeConfigError(f"round(s) {cfg.network_rounds()} use network leaves: leaves.model must name the "
+                                      "leaf-value model (a name under $POKERBOT_HOME/leafnet/ or a model directory)")
+        return cfg
 
     @classmethod
     def load(cls, path: str | Path) -> RealtimeConfig:

@@ -273,12 +273,13 @@ def build_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: in
 
 
 def describe(cfg: DataConfig, spec: FeatureSpec, directory: Path) -> dict[str, Any]:
-    """What the data is built for: game, classes, K0 x K1 and the blueprint's / continuation set's identities."""
+    """What the data is built for: game, classes, K0 x K1, the blueprint's / continuation set's identities and
+    ``leaf_round`` (the round at whose end the leaves are: 0 for ``small``, 1, the flop, for ``holdem``)."""
     if cfg.source == "small":
         ctx = small_context(cfg, directory)
         bpf, csf = ctx.identities
         return {"game": ctx.dl.game.name, "classes": "hand", "choices": [1, len(ctx.continuations)],
-                "blueprint": bpf, "continuations": csf}
+                "blueprint": bpf, "continuations": csf, "leaf_round": 0}
     from blueprint.continuation import leaves_dir, load_set
     from blueprint.model import Blueprint
     from blueprint.storage import blueprint_dir
@@ -289,7 +290,8 @@ def describe(cfg: DataConfig, spec: FeatureSpec, directory: Path) -> dict[str, A
     if cs.k != cfg.k:
         raise PokerbotError(f"the continuation set {cfg.leaves!r} has K = {cs.k}, the config says k = {cfg.k}")
     return {"game": bp.game.name, "classes": holdem_classes(bp), "choices": [cs.k, cs.k],
-            "blueprint": blueprint_identity(bp), "continuations": strategy_identity(bp.tree.signature(), cs.strategies)}
+            "blueprint": blueprint_identity(bp), "continuations": strategy_identity(bp.tree.signature(), cs.strategies),
+            "leaf_round": 1}
 
 
 def generate(

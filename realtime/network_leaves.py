@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,8 @@ import numpy as np
 from numba import njit
 
 from blueprint.leafnet import (
+    FEATURE_NAME,
+    FEATURE_VERSION,
     BoardFeatures,
     FeatureSpec,
     LeafNet,
@@ -203,10 +206,15 @@ class NetworkLeafEvaluator(LeafEvaluator):
         for p, (s, k) in enumerate(zip(sel, (k0, k1))):
             if len(s) == 0 or s.min() < 0 or s.max() >= k:
                 raise LeafNetError(f"options {list(s)} of player {p} are not among the model's {k} continuations")
-        net.check_built_for(spec=net.spec, choices=None, classes=classes, blueprint=blueprint,
-                            continuations=continuations)
+        # The spec's parameters (bins, run-outs) are the model's; its name and version must be this code's features.
+        net.check_built_for(spec=replace(net.spec, name=FEATURE_NAME, version=FEATURE_VERSION), choices=None,
+                            classes=classes, blueprint=blueprint, continuations=continuations)
         if net.meta.get("game") not in (None, tree.game.name):
             raise LeafNetError(f"the leaf-value model was built for {net.meta['game']!r}, the subgame is {tree.game.name!r}")
+        rounds = sorted({tree.leaf_states[int(li)].round - 1 for li in tree.continuation_leaves})
+        if rounds and rounds != [net.leaf_round]:
+            raise LeafNetError(f"the leaf-value model values leaves at the end of round {net.leaf_round}, this subgame's "
+                               f"leaves are at the end of round {rounds[0]}")
         self.num_choices = check_choices((len(sel[0]), len(sel[1])))
         self.tree = tree
         x, maps, ncls = leaf_rows(tree, classes, net.spec)
@@ -290,11 +298,7 @@ def make_leaf_evaluator(
         raise SolverError(f"unknown leaf evaluator {kind!r} (use 'rollout' or 'network')")
     if model is None:
         raise SolverError("a network leaf evaluator needs a model (directory or name)")
-    if isinstance(model, LeafNet):
-        net = model
-    else:
-        path = Path(model)
-        net = LeafNet.load(path if path.is_dir() else leafnet_dir(str(model)) / "model")
+    net = model if isinstance(model, LeafNet) else load_model(model)
     cs = continuation_set
     if cs is None:
         cs = continuations[1] if len(continuations[1]) >= len(continuations[0]) else continuations[0]
@@ -303,3 +307,38 @@ def make_leaf_evaluator(
         options = (range(len(continuations[0])), range(len(continuations[1])))
     return NetworkLeafEvaluator(tree, net, classes=holdem_classes(blueprint), blueprint=blueprint_identity(blueprint),
                                 continuations=strategy_identity(blueprint.tree.signature(), cs), options=options)
+
+
+def load_model(model: str | os.PathLike[str]) -> LeafNet:
+    """A model directory, or the model of a run named under ``$POKERBOT_HOME/leafnet/``."""
+    path = Path(model)
+    return LeafNet.load(path if path.is_dir() else leafnet_dir(str(model)) / "model")
+
+
+def agent_leaf_model(config: Any, blueprint: Any, continuations: Sequence[np.ndarray]) -> LeafNet:
+    """The leaf-value model of a real-time agent's config (``[leaves] model``), checked before any hand is played.
+
+    ``config`` is a :class:`realtime.config.RealtimeConfig` whose ``network_rounds()`` are not
+    empty, ``continuations`` the opponent's continuation strategies the agent uses. Raises
+    :class:`LeafNetError` naming what differs when the model was built for another game,
+    blueprint, continuation set (other strategies, order, penalties, or more of them), card
+    classes or feature spec, or for leaves at the end of another round than a network round's
+    depth limit (``round + depth_limit``).
+    """
+    net = load_model(config.leaves.model)
+    where = f"leaf-value model {config.leaves.model!r}"
+    if net.meta.get("game") not in (None, blueprint.game.name):
+        raise LeafNetError(f"{where} was built for {net.meta['game']!r}, the blueprint plays {blueprint.game.name!r}")
+    try:
+        net.check_built_for(spec=replace(net.spec, name=FEATURE_NAME, version=FEATURE_VERSION), choices=None,
+                            classes=holdem_classes(blueprint), blueprint=blueprint_identity(blueprint),
+                            continuations=strategy_identity(blueprint.tree.signature(), list(continuations)))
+    except LeafNetError as exc:
+        raise LeafNetError(f"{where}: {exc}") from None
+    for r in config.network_rounds():
+        end = r + config.round(r).depth_limit
+        if end != net.leaf_round:
+            raise LeafNetError(f"{where} values leaves at the end of round {net.leaf_round}; round {r} with depth_limit "
+                               f"{config.round(r).depth_limit} has its leaves at the end of round {end} (set "
+                               f"leaves = \"rollout\" in [round.{r}])")
+    return net

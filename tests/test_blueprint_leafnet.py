@@ -187,3 +187,23 @@ def test_the_command_reports_bad_configs_in_one_line(tmp_path, capsys) -> None:
     assert main(["leafnet", "train", str(bad), "--dir", str(tmp_path / "run")]) == 1
     assert "lr" in capsys.readouterr().err and not (tmp_path / "run").exists()
     assert main(["leafnet", "data", "no-such-config"]) == 1
+
+
+def test_leaves_train_net_is_leafnet_train(tmp_path, capsys) -> None:
+    """``pokerbot leaves train-net`` runs ``pokerbot leafnet train``: the second command resumes the first's run."""
+    import json
+
+    from pokerbot.cli import main
+
+    cfg = tmp_path / "small.toml"
+    cfg.write_text('[leafnet]\nname = "x"\nsource = "small"\ngame = "leduc-nl"\nfractions = [1.0]\nmax_raises = 1\n'
+                   'k = 2\niterations = 30\n[data]\nshards = 1\nworkers = 0\n[train]\nhidden = [8]\nepochs = 3\n')
+    run = tmp_path / "run"
+    assert main(["leaves", "train-net", str(cfg), "--dir", str(run), "--no-progress"]) == 0
+    first = json.loads((run / "model" / "model.json").read_text())
+    assert first["leaf_round"] == 0 and first["epochs_run"] == 3 and first["choices"] == [1, 2]
+    assert main(["leafnet", "train", str(cfg), "--dir", str(run), "--no-progress"]) == 0
+    assert json.loads((run / "model" / "model.json").read_text()) == first  # resumed: nothing left to train
+    capsys.readouterr()
+    assert main(["leaves", "build", "leaves-hunl-tiny", "--fresh"]) == 1
+    assert "train-net" in capsys.readouterr().err

@@ -196,3 +196,126 @@ def test_hunl_flop_subgame_with_network_leaves(tmp_path, hunl_tiny_home, monkeyp
     with pytest.raises(LeafNetError, match="blueprint"):
         bp2 = Blueprint(bp.tree, bp.strategy * 0.5, bp.cards_name, bp.actions_name, bp.meta)
         make_leaf_evaluator("network", tree, blueprint=bp2, continuations=([cs[0]], cs), model=net)
+
+
+# --- the real-time agent with network leaves (its [leaves] config) ---------------------------------------------
+
+
+def _hunl_blueprint():  # type: ignore[no-untyped-def]
+    from blueprint.model import Blueprint
+    from blueprint.storage import blueprint_dir
+
+    path = blueprint_dir("hunl-tiny") / "blueprint.npz"
+    if not path.is_file():
+        pytest.skip("needs the hunl-tiny blueprint (pokerbot demo)")
+    return Blueprint.load(path)
+
+
+@pytest.fixture(scope="module")
+def hunl_model(tmp_path_factory):  # type: ignore[no-untyped-def]
+    """The hunl-tiny blueprint and an (untrained, small) flop leaf-value model built for it and its K = 4 bias set.
+
+    Untrained weights are enough to check the wiring (the agent's config selects it, legal deterministic play,
+    refusals); how good trained leaves are is the benchmark's question.
+    """
+    from blueprint.continuation import bias_strategies
+    from blueprint.leafnet import make_model
+    from realtime.network_leaves import blueprint_identity, holdem_classes
+
+    bp = _hunl_blueprint()
+    spec = FeatureSpec()
+    conts = bias_strategies(bp.tree, bp.strategy, 10.0, 4)
+    meta = {"spec": spec.as_dict(), "choices": [4, 4], "classes": holdem_classes(bp), "game": "hunl", "hidden": [8],
+            "blueprint": blueprint_identity(bp), "leaf_round": 1,
+            "continuations": strategy_identity(bp.tree.signature(), conts)}
+    d = tmp_path_factory.mktemp("leafnet") / "model"
+    import torch
+
+    torch.manual_seed(0)
+    LeafNet(make_model(spec.num_features, 16, [8]), meta).save(d)
+    return bp, d
+
+
+def _agent_config(model: object, **leaves: object):  # type: ignore[no-untyped-def]
+    """Flop solved (10 DCFR iterations, no time pressure) with network leaves; the other rounds the blueprint."""
+    from realtime.config import RealtimeConfig
+
+    return RealtimeConfig.from_dict({
+        "blueprint": "hunl-tiny", "seed": 3, "action_time_limit": 1e6,
+        "leaves": {"evaluator": "network", "model": str(model), "equity_samples": 20, **leaves},
+        "round": {"1": {"mode": "solve", "iterations": 10, "min_iterations": 1, "time_budget": 1e6, "depth_limit": 0}},
+    })
+
+
+def test_the_agent_with_network_leaves_plays_hunl_legally_and_deterministically(hunl_model) -> None:
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent
+    from realtime.agent import RealtimeAgent
+
+    bp, model = hunl_model
+    runs = []
+    for _ in range(2):
+        agent = RealtimeAgent(_agent_config(model), bp, seed=5)
+        solved = []
+        decide = agent.resolver.decide
+
+        def spy(state, decide=decide, solved=solved):  # type: ignore[no-untyped-def]
+            d = decide(state)
+            if d.source == "solve":
+                solved.append(d)
+            return d
+
+        agent.resolver.decide = spy  # type: ignore[method-assign]
+        opp = make_agent("call", bp.game, seed=6)
+        res = play_match(agent, opp, bp.game, 2, seed=11, duplicate=True, progress=False)
+        assert "repaired" not in res.extra  # no illegal action
+        runs.append((res.chips.tolist(), [(s["round"], s["source"], s["iterations"]) for s in agent.stats]))
+        assert solved and all(isinstance(d.solution.leaves, NetworkLeafEvaluator) for d in solved)
+    assert runs[0] == runs[1]
+    assert any(src == "solve" for _, src, _ in runs[0][1])
+
+
+def test_the_agent_refuses_a_model_built_for_something_else(hunl_model, tmp_path) -> None:
+    import json
+
+    from blueprint.model import Blueprint
+    from realtime.agent import RealtimeAgent
+    from realtime.config import RealtimeConfig, RealtimeConfigError
+
+    bp, model = hunl_model
+    RealtimeAgent(_agent_config(model), bp)  # the one it was built for
+    RealtimeAgent(_agent_config(model, k=2), bp)  # its first two continuations: options 0 and 1
+    with pytest.raises(LeafNetError, match="continuation set: strategy 1 differs"):
+        RealtimeAgent(_agent_config(model, factor=3.0), bp)
+    with pytest.raises(LeafNetError, match="blueprint: strategy 0 differs"):
+        other = np.where(bp.strategy > 0.5, bp.strategy * 0.5, bp.strategy)
+        RealtimeAgent(_agent_config(model), Blueprint(bp.tree, other, bp.cards_name, bp.actions_name, bp.meta))
+    # The turn's leaves (end of the turn) are not the model's (end of the flop); the config can keep rollouts there.
+    turn = {"mode": "solve", "iterations": 20, "min_iterations": 1, "time_budget": 1e6, "depth_limit": 0}
+    base = {"blueprint": "hunl-tiny", "leaves": {"evaluator": "network", "model": str(model)}}
+    with pytest.raises(LeafNetError, match="end of round 1; round 2 with depth_limit 0"):
+        RealtimeAgent(RealtimeConfig.from_dict(dict(base, round={"2": turn})), bp)
+    RealtimeAgent(RealtimeConfig.from_dict(dict(base, round={"2": dict(turn, leaves="rollout")})), bp)
+    # Another feature spec version, another game, card classes: model.json edited (the weights' checksum still holds).
+    meta = json.loads((model / "model.json").read_text())
+    for key, value, word in (("spec", dict(meta["spec"], version=1), "feature spec"), ("game", "leduc-nl", "leduc-nl"),
+                             ("classes", "buckets:other", "card classes")):
+        d = tmp_path / key
+        d.mkdir()
+        (d / "model.pt").write_bytes((model / "model.pt").read_bytes())
+        (d / "model.json").write_text(json.dumps(dict(meta, **{key: value})))
+        with pytest.raises(LeafNetError, match=word):
+            RealtimeAgent(_agent_config(d), bp)
+    with pytest.raises(LeafNetError, match="no readable leaf-value model"):
+        RealtimeAgent(_agent_config(tmp_path / "missing"), bp)
+    # Config errors before any model is read.
+    with pytest.raises(RealtimeConfigError, match="leaves.model must name"):
+        RealtimeConfig.from_dict({"blueprint": "x", "leaves": {"evaluator": "network"}, "round": {"1": turn}})
+    with pytest.raises(RealtimeConfigError, match="leaves.evaluator"):
+        RealtimeConfig.from_dict({"blueprint": "x", "leaves": {"evaluator": "table"}})
+    with pytest.raises(RealtimeConfigError, match=r"round.1.leaves"):
+        RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": dict(turn, leaves="nets")}})
+    # The shipped config selects the network on the flop and rollouts on the turn.
+    shipped = RealtimeConfig.load("hunl-tiny-net")
+    assert shipped.network_rounds() == [1] and shipped.leaf_evaluator(2) == "rollout"
+    assert shipped.leaves.model == "hunl-tiny-bias-net"

@@ -4,8 +4,7 @@
 ``train`` trains on it (generating what is missing first) and writes
 ``$POKERBOT_HOME/leafnet/<name>/model/``: ``model.pt``, ``model.json`` (feature spec, what
 the model is built for, figures), ``checkpoint.pt`` (resume), ``loss.png``.
-This is the issue's ``pokerbot leaves train-net`` (a separate module keeps ``leaves`` untouched).
-"""
+``pokerbot leaves train-net CONFIG`` runs the same code (``train``)."""
 
 from __future__ import annotations
 
@@ -109,7 +108,7 @@ def run(args: argparse.Namespace) -> int:
             tbar.set_postfix(train=f"{tl:.4f}", val=f"{vl:.4f}")
             tbar.refresh()
 
-    meta = {k: manifest[k] for k in ("spec", "choices", "classes", "blueprint", "continuations", "game")}
+    meta = {k: manifest[k] for k in ("spec", "choices", "classes", "blueprint", "continuations", "game", "leaf_round")}
     meta["data"] = {"dir": str(root / "data"), "rows": rows, "shards": manifest["shards"]}
     try:
         result = train(arrays["x"], arrays["y"], arrays["group"], model_dir, tcfg, meta, epoch_progress)

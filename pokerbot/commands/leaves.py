@@ -1,18 +1,33 @@
-"""``pokerbot leaves build CONFIG``: build a blueprint's continuation strategies for depth-limited solving."""
+"""``pokerbot leaves build|train-net CONFIG``: the leaves of depth-limited solving.
+
+``build`` builds a blueprint's continuation strategies (a ``configs/leaves-*.toml``);
+``train-net`` trains the leaf-value network (a ``configs/leafnet-*.toml``), generating what is
+missing of its data first: the same code as ``pokerbot leafnet train`` (:mod:`pokerbot.commands.leafnet`).
+"""
 
 from __future__ import annotations
 
 import argparse
 
-HELP = "build the K continuation strategies of a blueprint (bias method) under $POKERBOT_HOME/leaves (resumes)"
+HELP = ("build the K continuation strategies of a blueprint under $POKERBOT_HOME/leaves, or train the leaf-value "
+        "network under $POKERBOT_HOME/leafnet (both resume)")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("action", choices=["build"], help="what to do: 'build' (the only action)")
-    parser.add_argument("config", help="a TOML file, or the name of one in configs/ (leaves-hunl-tiny, ...)")
+    parser.add_argument("action", choices=["build", "train-net"],
+                        help="'build': the continuation strategies (leaves-*.toml); 'train-net': the leaf-value network "
+                             "(leafnet-*.toml; the same as 'pokerbot leafnet train')")
+    parser.add_argument("config", help="a TOML file, or the name of one in configs/ (leaves-hunl-tiny, leafnet-hunl-tiny, "
+                                       "...)")
     parser.add_argument("--dir", default=None,
-                        help="output directory (default: $POKERBOT_HOME/leaves/<name from the config>)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: shown)")
+                        help="output directory (default: $POKERBOT_HOME/leaves/<name> for build, "
+                             "$POKERBOT_HOME/leafnet/<name> for train-net, the name from the config)")
+    parser.add_argument("--workers", type=int, default=None,
+                        help="train-net only: ray worker processes for the data (default: the config's [data] workers; "
+                             "0: in-process)")
+    parser.add_argument("--fresh", action="store_true",
+                        help="train-net only: train from scratch, ignoring a checkpoint (default: resume from it)")
+    parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown)")
 
 
 def _load_config(spec: str) -> tuple[dict, str]:
@@ -27,6 +42,12 @@ def run(args: argparse.Namespace) -> int:
 
     from pokerbot.errors import PokerbotError
 
+    if args.action == "train-net":
+        from pokerbot.commands import leafnet
+
+        return leafnet.run(argparse.Namespace(**dict(vars(args), action="train")))
+    if args.workers is not None or args.fresh:
+        raise PokerbotError("--workers and --fresh are options of 'train-net', not of 'build'")
     data, source = _load_config(args.config)
     section = data.get("leaves", {})
     unknown = set(section) - {"name", "blueprint", "method", "k", "factor"}
