@@ -66,6 +66,7 @@ from numba import njit
 
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import file_sha256
+from pokerbot.solver.strength import hands_overlap
 
 FEATURE_NAME = "leafnet-pair"
 FEATURE_VERSION = 2
@@ -138,7 +139,6 @@ def public_features(state: Any) -> np.ndarray:
 def _board_stats(hands, strengths, cls, ncls, bins, hist, pct_sum, eq_sum, eq_cnt):  # type: ignore[no-untyped-def]
     """Accumulate percentiles per class and pair signs per class pair over run-outs (strength -1: blocked)."""
     nr, nh = strengths.shape
-    k = hands.shape[1]
     for r in range(nr):
         s = strengths[r]
         for i in range(nh):
@@ -151,12 +151,7 @@ def _board_stats(hands, strengths, cls, ncls, bins, hist, pct_sum, eq_sum, eq_cn
             for j in range(nh):
                 if s[j] < 0:
                     continue
-                clash = False
-                for x in range(k):
-                    for y in range(k):
-                        if hands[i, x] == hands[j, y]:
-                            clash = True
-                if clash:
+                if hands_overlap(hands[i], hands[j]):
                     continue
                 n += 1.0
                 d = s[i] - s[j]

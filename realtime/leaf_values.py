@@ -41,6 +41,7 @@ import numpy as np
 from numba import njit
 
 from pokerbot.solver.leaves import LeafEvaluator, check_choices
+from pokerbot.solver.strength import hands_overlap
 from pokerbot.solver.tree import PublicTree, SolverError
 from pokerbot.state import ActionType, State
 
@@ -94,7 +95,6 @@ def _class_equity(strength0, strength1, cls0, cls1, hands0, hands1, n0, n1):
     """Average sign(strength0 - strength1) over pairs of disjoint hands per class pair."""
     tot = np.zeros((n0, n1))
     cnt = np.zeros((n0, n1))
-    k = hands0.shape[1]
     for i in range(hands0.shape[0]):
         a = cls0[i]
         if a < 0:
@@ -103,12 +103,7 @@ def _class_equity(strength0, strength1, cls0, cls1, hands0, hands1, n0, n1):
             b = cls1[j]
             if b < 0:
                 continue
-            clash = False
-            for x in range(k):
-                for y in range(k):
-                    if hands0[i, x] == hands1[j, y]:
-                        clash = True
-            if clash:
+            if hands_overlap(hands0[i], hands1[j]):
                 continue
             s = strength0[i] - strength1[j]
             tot[a, b] += 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)

@@ -28,3 +28,13 @@ def hand_strengths(hands, board):
             continue
         out[i] = eval_cards(buf, n)
     return out
+
+
+@njit(cache=True)
+def hands_overlap(a, b):  # type: ignore[no-untyped-def]
+    """Whether two hole-card rows (card ids) share a card: such a pair cannot be dealt together."""
+    for x in range(a.shape[0]):
+        for y in range(b.shape[0]):
+            if a[x] == b[y]:
+                return True
+    return False
