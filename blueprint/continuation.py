@@ -143,7 +143,9 @@ def self_generative(
     before its penalty and its leaf values are computed, so the set is exactly what a
     reader of the stored set gets and a build resumed from the files continues as an
     unbroken one would. ``on_strategy(i, strategy, penalty)`` is called for each new
-    strategy (``i`` >= 1; the command writes it there).
+    strategy (``i`` >= 1) as made, before that rounding: :func:`write_strategy` stores it as
+    the bytes whose reading is the strategy the set goes on with (rounding the rounded
+    strategy again would not always give the same bytes, as rows are renormalised).
     """
     from pokerbot.solver import Solver, build_tree, expected_value
     from pokerbot.solver.best_response import best_response_strategy
@@ -186,9 +188,8 @@ def self_generative(
         solver = Solver(dl, "dcfr", leaves=ev)
         solver.run(iterations)
         glued = embed_strategy(dl, solver.average_strategy(), full, blueprint, players=(seat,))
-        br = best_response_strategy(full, glued, chooser)
-        if stored:
-            br = stored_strategy(full, br)
+        made = best_response_strategy(full, glued, chooser)
+        br = stored_strategy(full, made) if stored else made
         # Its value against the blueprint everywhere (the other seat's part from the blueprint).
         both = combine(full, br, blueprint) if chooser == 0 else combine(full, blueprint, br)
         excess = sign * expected_value(full, both) - base_value
@@ -197,7 +198,7 @@ def self_generative(
         penalties.append(penalty)
         tables.append(table(br, penalty))
         if on_strategy is not None:
-            on_strategy(len(strategies) - 1, br, penalty)
+            on_strategy(len(strategies) - 1, made, penalty)
         if progress is not None:
             progress(len(strategies))
     return GeneratedSet(strategies, penalties, chooser, tables)
