@@ -29,7 +29,7 @@ max_raises = 1
 k = {K}
 chooser = 1
 iterations = {ITERATIONS}
-blueprint_iterations = 200
+blueprint_iterations = 20     # a weak blueprint: the generated strategies beat it and are weakened
 """
 
 
@@ -59,7 +59,8 @@ def test_built_set_loads_and_equals_self_generative(built) -> None:
     assert cs.method == "self-generative" and cs.k == K and cs.chooser == 1
     bp = np.load(out / "blueprint.npy")
     direct = self_generative(game, MENU, bp, K, 1, iterations=ITERATIONS, full_tree=full, dl_tree=dl, stored=True)
-    assert cs.penalties == direct.penalties
+    assert cs.penalties == direct.penalties and cs.penalties[0] == 0.0
+    assert all(p > 0 for p in cs.penalties[1:])  # weakening is exercised (and its penalties stored exactly)
     np.testing.assert_array_equal(cs.strategies[0], stored_strategy(full, bp))
     for loaded, made in zip(cs.strategies[1:], direct.strategies[1:]):
         np.testing.assert_array_equal(loaded, made)
@@ -114,6 +115,7 @@ def test_a_set_for_another_blueprint_is_refused(built) -> None:
         (("k = 3", "k = 0"), "K >= 1"),
         (("k = 3", 'k = "three"'), "k must be an integer"),
         (("chooser = 1", "chooser = 2"), "chooser must be 0, 1 or"),
+        (("chooser = 1", "chooser = [0, 1]"), "chooser must be 0, 1 or"),
         (("iterations = 60", "iterations = 0"), "iterations must be a positive integer"),
         (("max_raises = 1", "max_raises = 1\nfactor = 10.0"), r"unknown \[leaves\] keys \['factor'\]"),
         (("fractions = [1.0]", 'fractions = [1.0]\nmenu = "pot 1 all_in=1 max_raises=1 all_in_after_cap=0"'),

@@ -188,7 +188,8 @@ def _run_generative(args: argparse.Namespace, section: dict, source: str) -> int
     if not isinstance(weaken, bool):
         raise PokerbotError(f"{source}: weaken must be true or false, got {weaken!r}")
     chooser = section.get("chooser", "both")
-    seats = {0: (0,), 1: (1,), "both": (0, 1)}.get(chooser) if not isinstance(chooser, bool) else None
+    valid = isinstance(chooser, (int, str)) and not isinstance(chooser, bool)
+    seats = {0: (0,), 1: (1,), "both": (0, 1)}.get(chooser) if valid else None
     if seats is None:
         raise PokerbotError(f"{source}: chooser must be 0, 1 or \"both\", got {chooser!r}")
     from blueprint.continuation import build_generated_set, check_count, check_small_game, leaves_dir
