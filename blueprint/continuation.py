@@ -124,6 +124,9 @@ def self_generative(
     full_tree: Any = None,
     dl_tree: Any = None,
     progress: Callable[[int], None] | None = None,
+    start: Sequence[tuple[np.ndarray, float]] = (),
+    stored: bool = False,
+    on_strategy: Callable[[int, np.ndarray, float], None] | None = None,
 ) -> GeneratedSet:
     """Grow ``chooser``'s continuation set from {``blueprint``} to ``k`` strategies (section 4).
 
@@ -133,6 +136,16 @@ def self_generative(
     ``chooser``'s exact best response to (that solution, blueprint beyond). With
     ``weaken``, a new strategy whose value against the blueprint exceeds the blueprint's
     own gets that excess as its penalty. ``progress(i)`` is called after each strategy.
+
+    ``start``: ``(strategy, penalty)`` of generated strategies already made (after the
+    blueprint, in order), to go on from (a resumed build). ``stored``: each new strategy
+    is rounded to its stored form (:func:`stored_strategy`, one byte per infoset action)
+    before its penalty and its leaf values are computed, so the set is exactly what a
+    reader of the stored set gets and a build resumed from the files continues as an
+    unbroken one would. ``on_strategy(i, strategy, penalty)`` is called for each new
+    strategy (``i`` >= 1) as made, before that rounding: :func:`write_strategy` stores it as
+    the bytes whose reading is the strategy the set goes on with (rounding the rounded
+    strategy again would not always give the same bytes, as rows are renormalised).
     """
     from pokerbot.solver import Solver, build_tree, expected_value
     from pokerbot.solver.best_response import best_response_strategy
@@ -160,8 +173,14 @@ def self_generative(
         return continuation_tables(full, nodes, s0, s1, -sign * penalty)
 
     tables.append(table(blueprint, 0.0))
+    if len(start) >= k:
+        raise ContinuationError(f"the start set already has {len(start) + 1} strategies, K = {k} asked")
+    for strat, penalty in start:
+        strategies.append(np.array(strat, dtype=np.float64))
+        penalties.append(float(penalty))
+        tables.append(table(strategies[-1], penalties[-1]))
     if progress is not None:
-        progress(1)
+        progress(len(strategies))
     while len(strategies) < k:
         stacked = np.stack(tables, axis=1)  # (L, K, H0, H1)
         stacked = stacked[:, :, None] if chooser == 0 else stacked[:, None]  # (L, K, 1, ...) / (L, 1, K, ...)
@@ -169,7 +188,8 @@ def self_generative(
         solver = Solver(dl, "dcfr", leaves=ev)
         solver.run(iterations)
         glued = embed_strategy(dl, solver.average_strategy(), full, blueprint, players=(seat,))
-        br = best_response_strategy(full, glued, chooser)
+        made = best_response_strategy(full, glued, chooser)
+        br = stored_strategy(full, made) if stored else made
         # Its value against the blueprint everywhere (the other seat's part from the blueprint).
         both = combine(full, br, blueprint) if chooser == 0 else combine(full, blueprint, br)
         excess = sign * expected_value(full, both) - base_value
@@ -177,6 +197,8 @@ def self_generative(
         strategies.append(br)
         penalties.append(penalty)
         tables.append(table(br, penalty))
+        if on_strategy is not None:
+            on_strategy(len(strategies) - 1, made, penalty)
         if progress is not None:
             progress(len(strategies))
     return GeneratedSet(strategies, penalties, chooser, tables)
@@ -195,6 +217,12 @@ def quantize(strategy: np.ndarray) -> np.ndarray:
     return np.clip(np.rint(np.asarray(strategy, dtype=np.float64) * 255.0), 0, 255).astype(np.uint8)
 
 
+def _renormalise(block: np.ndarray, axis: int) -> np.ndarray:
+    """``block`` with its rows along ``axis`` summing to 1 (uniform where a row is all zero)."""
+    total = block.sum(axis=axis, keepdims=True)
+    return np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / block.shape[axis])
+
+
 def dequantize(tree: AbstractGame, q: np.ndarray) -> np.ndarray:
     """Probabilities from :func:`quantize` output, renormalised per information set (uniform if all zero)."""
     out = q.astype(np.float32) / 255.0
@@ -202,10 +230,27 @@ def dequantize(tree: AbstractGame, q: np.ndarray) -> np.ndarray:
         a_n = int(tree.num_actions[n])
         nb = tree.num_buckets[int(tree.round[n])]
         base = int(tree.base[n])
-        block = out[base : base + nb * a_n].reshape(nb, a_n)
-        total = block.sum(axis=1, keepdims=True)
-        out[base : base + nb * a_n] = np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / a_n).ravel()
+        out[base : base + nb * a_n] = _renormalise(out[base : base + nb * a_n].reshape(nb, a_n), 1).ravel()
     return out
+
+
+def dequantize_solver(tree: Any, q: np.ndarray) -> np.ndarray:
+    """:func:`dequantize` for a strategy array of a solver tree (:class:`~pokerbot.solver.tree.PublicTree`:
+    per decision node, ``num_children`` blocks of one probability per hand); float64, as the solver needs."""
+    from pokerbot.betting_tree import DECISION as SOLVER_DECISION
+
+    out = q.astype(np.float64) / 255.0
+    for n in np.nonzero(tree.kind == SOLVER_DECISION)[0]:
+        a_n = int(tree.num_children[n])
+        size = a_n * tree.num_hands[int(tree.player[n])]
+        slot = int(tree.slot[n])
+        out[slot : slot + size] = _renormalise(out[slot : slot + size].reshape(a_n, -1), 0).ravel()
+    return out
+
+
+def stored_strategy(tree: Any, strategy: np.ndarray) -> np.ndarray:
+    """What a solver-tree strategy reads back as once stored at one byte per infoset action."""
+    return dequantize_solver(tree, quantize(strategy))
 
 
 def _digest(path: Path) -> str:
@@ -222,6 +267,8 @@ class ContinuationSet:
     factor: float
     strategies: list[np.ndarray]
     penalties: list[float]
+    #: The seat that picks among the strategies (self-generative sets; None for a bias set).
+    chooser: int | None = None
 
     @property
     def k(self) -> int:
@@ -255,10 +302,13 @@ def read_manifest(directory: Path) -> dict[str, Any]:
         raise ContinuationError(f"{path}: corrupt manifest ({exc})") from None
 
 
-def load_set(directory: str | Path, tree: AbstractGame, signature: str) -> ContinuationSet:
+def load_set(directory: str | Path, tree: Any, signature: str) -> ContinuationSet:
     """Load a continuation set for the blueprint whose tree is ``tree`` (signature ``signature``).
 
-    Raises :class:`ContinuationError` if the set was built for another blueprint, is
+    ``tree`` is the blueprint's :class:`~blueprint.abstract_game.AbstractGame` (bias sets,
+    float32 strategies) or, for a self-generative set of a small game, the whole-game
+    solver tree (signature :func:`~pokerbot.solver.leaf_tables.tree_fingerprint`,
+    float64 strategies). Raises :class:`ContinuationError` if the set was built for another blueprint, is
     unfinished, has K = 0, or a strategy file is missing, corrupt or the wrong size.
     """
     directory = Path(directory)
@@ -283,10 +333,36 @@ def load_set(directory: str | Path, tree: AbstractGame, signature: str) -> Conti
             raise ContinuationError(f"{path}: unreadable continuation table ({exc})") from None
         if q.dtype != np.uint8 or q.shape != (tree.num_slots,):
             raise ContinuationError(f"{path}: {q.dtype} table of shape {q.shape}, the blueprint needs uint8 ({tree.num_slots},)")
-        strategies.append(dequantize(tree, q))
+        strategies.append(dequantize(tree, q) if isinstance(tree, AbstractGame) else dequantize_solver(tree, q))
     penalties = [float(x) for x in m.get("penalties", [0.0] * k)][:k]
+    if len(penalties) != k:
+        raise ContinuationError(f"{directory}: the manifest has {len(penalties)} penalties for K = {k} strategies")
+    chooser = m.get("chooser")
     return ContinuationSet(str(m.get("name", directory.name)), signature, str(m.get("method")), float(m.get("factor", 0.0)),
-                           strategies, penalties)
+                           strategies, penalties, None if chooser is None else int(chooser))
+
+
+def _resume_manifest(directory: Path, manifest: dict[str, Any], same: Sequence[str]) -> dict[str, Any]:
+    """``manifest`` with the files already written in ``directory`` (a set being resumed), or
+    :class:`ContinuationError` if the set there was built with other ``same`` settings."""
+    if (directory / "manifest.json").exists():
+        old = read_manifest(directory)
+        for key in same:
+            if old.get(key) != manifest[key]:
+                raise ContinuationError(
+                    f"{directory}: holds a set with {key} = {old.get(key)!r}, this build asks {manifest[key]!r}; "
+                    "delete the directory to rebuild"
+                )
+        manifest["files"] = dict(old.get("files", {}))
+        if "penalties" in old and manifest["method"] != "bias":
+            manifest["penalties"] = list(old["penalties"])
+    return manifest
+
+
+def _written(directory: Path, manifest: dict[str, Any], i: int) -> bool:
+    """Whether strategy ``i`` is on disk and matches its checksum in ``manifest``."""
+    path = directory / f"strategy_{i}.npy"
+    return str(i) in manifest["files"] and path.is_file() and _digest(path) == manifest["files"][str(i)]
 
 
 def build_bias_set(
@@ -309,18 +385,9 @@ def build_bias_set(
     directory = Path(directory)
     manifest = {"name": name, "method": "bias", "factor": float(factor), "k": int(k),
                 "blueprint_signature": signature, "penalties": [0.0] * k, "files": {}, "source": source or {}}
-    if (directory / "manifest.json").exists():
-        old = read_manifest(directory)
-        for key in ("method", "factor", "k", "blueprint_signature"):
-            if old.get(key) != manifest[key]:
-                raise ContinuationError(
-                    f"{directory}: holds a set with {key} = {old.get(key)!r}, this build asks {manifest[key]!r}; "
-                    "delete the directory to rebuild"
-                )
-        manifest["files"] = dict(old.get("files", {}))
+    _resume_manifest(directory, manifest, ("method", "factor", "k", "blueprint_signature"))
     for i, kind in enumerate(BIAS_KINDS[:k]):
-        path = directory / f"strategy_{i}.npy"
-        if str(i) in manifest["files"] and path.is_file() and _digest(path) == manifest["files"][str(i)]:
+        if _written(directory, manifest, i):
             if progress is not None:
                 progress(i + 1)
             continue  # resume: already built
@@ -331,6 +398,102 @@ def build_bias_set(
             progress(i + 1)
     write_manifest(directory, manifest)
     return load_set(directory, tree, signature)
+
+
+#: The most (hole-card combination x board) pairs of a game that self-generation handles exactly:
+#: nlfh-small has 153 x 560 = 85,680, heads-up no-limit hold'em ~5.6e10.
+MAX_EXACT_DEALS = 2_000_000
+
+
+def check_small_game(game: Any) -> None:
+    """:class:`ContinuationError` unless ``game`` is small enough for exact self-generation (whole-game
+    solver trees, exact best responses): leduc-nl, nlfh-small yes; HUNL no (build a bias set there)."""
+    from math import comb
+
+    deck = len(game.deck())
+    deals = comb(deck, game.num_hole_cards)
+    left = deck - game.num_hole_cards
+    for n in game.num_board_cards:
+        deals *= comb(left, n)
+        left -= n
+    if deals > MAX_EXACT_DEALS:
+        raise ContinuationError(
+            f"game {game.name or 'game'} is too large for exact self-generation ({deals:.3g} hand x board deals, "
+            f"at most {MAX_EXACT_DEALS:,}); use method = \"bias\" on its blueprint"
+        )
+
+
+def build_generated_set(
+    directory: str | Path,
+    name: str,
+    game: Any,
+    menu: Any,
+    blueprint: np.ndarray,
+    k: int,
+    chooser: int,
+    *,
+    iterations: int = 300,
+    weaken: bool = True,
+    full_tree: Any = None,
+    dl_tree: Any = None,
+    progress: Callable[[int], None] | None = None,
+    source: dict[str, Any] | None = None,
+) -> ContinuationSet:
+    """Build (or finish) ``chooser``'s self-generative set (:func:`self_generative`) in ``directory``.
+
+    Strategy 0 is ``blueprint``; each generated strategy is written as it is made
+    (``strategy_<i>.npy``, one byte per infoset action; its penalty in the manifest), and a
+    build that finds strategies already written goes on from them (``start``), so it
+    ends with the same set as an unbroken build. A directory holding a set of another
+    game, menu, blueprint, chooser or settings is refused with :class:`ContinuationError`.
+    Load the result with ``load_set(directory, full_tree, tree_fingerprint(full_tree))``.
+    """
+    from pokerbot.menus import menu_spec
+    from pokerbot.solver import build_tree
+    from pokerbot.solver.leaf_tables import tree_fingerprint
+
+    check_count(k)
+    check_small_game(game)
+    if chooser not in (0, 1):
+        raise ContinuationError(f"the chooser is seat 0 or 1, got {chooser!r}")
+    directory = Path(directory)
+    full = full_tree if full_tree is not None else build_tree(game, menu)
+    signature = tree_fingerprint(full)
+    bp = np.asarray(blueprint, dtype=np.float64)
+    if bp.shape != (full.num_slots,):
+        raise ContinuationError(f"the blueprint has shape {bp.shape}, the game's tree needs ({full.num_slots},)")
+    manifest: dict[str, Any] = {
+        "name": name, "method": "self-generative", "game": game.name, "menu": menu_spec(menu) or repr(menu),
+        "k": int(k), "chooser": int(chooser), "iterations": int(iterations), "weaken": bool(weaken),
+        "blueprint_signature": signature, "blueprint_sha256": hashlib.sha256(bp.tobytes()).hexdigest(),
+        "penalties": [0.0], "files": {}, "source": source or {},
+    }
+    _resume_manifest(directory, manifest, ("method", "game", "menu", "chooser", "iterations", "weaken",
+                                           "blueprint_signature", "blueprint_sha256"))
+    if not _written(directory, manifest, 0):
+        manifest["files"] = {"0": write_strategy(directory, 0, bp)}
+        manifest["penalties"] = [0.0]
+    # Resume from the unbroken run of strategies already written (later ones are made again).
+    done = 1
+    while done < k and _written(directory, manifest, done) and done < len(manifest["penalties"]):
+        done += 1
+    manifest["files"] = {str(i): manifest["files"][str(i)] for i in range(done)}
+    manifest["penalties"] = [float(x) for x in manifest["penalties"][:done]]
+    write_manifest(directory, manifest)
+    start = [(dequantize_solver(full, np.load(directory / f"strategy_{i}.npy")), manifest["penalties"][i])
+             for i in range(1, done)]
+
+    def keep(i: int, strategy: np.ndarray, penalty: float) -> None:
+        manifest["files"][str(i)] = write_strategy(directory, i, strategy)
+        manifest["penalties"].append(float(penalty))
+        write_manifest(directory, manifest)
+
+    if done < k:
+        self_generative(game, menu, bp, k, chooser, iterations=iterations, weaken=weaken, full_tree=full,
+                        dl_tree=dl_tree, progress=progress, start=start, stored=True, on_strategy=keep)
+    elif progress is not None:
+        progress(k)
+    return load_set(directory, full, signature)
 
 
 def strategies_as_arrays(sets: Sequence[np.ndarray]) -> np.ndarray:
