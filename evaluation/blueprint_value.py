@@ -44,6 +44,7 @@ remove, never their mean: AIVAT stays unbiased with any value function, and
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -138,12 +139,13 @@ def transition_tables(
 class BlueprintValue(EquityValue):
     """Player 0's expected chips when both players follow ``blueprint`` from the state on (see the module).
 
-    ``samples`` deals (seeded by ``seed``) estimate the bucket transitions;
-    ``equity_options`` go to :class:`EquityValue` (all-in showdowns before the
-    last round).
+    ``samples`` deals (seeded by ``seed``) estimate the bucket transitions, kept
+    (``cache``) in ``$POKERBOT_HOME/aivat/`` by the tree's signature, the card
+    abstraction, ``samples`` and ``seed``; ``equity_options`` go to
+    :class:`EquityValue` (all-in showdowns before the last round).
     """
 
-    def __init__(self, blueprint: Blueprint, samples: int = DEFAULT_SAMPLES, seed: int = 0,
+    def __init__(self, blueprint: Blueprint, samples: int = DEFAULT_SAMPLES, seed: int = 0, cache: bool = True,
                  **equity_options: object) -> None:
         super().__init__(seed=seed, **equity_options)  # type: ignore[arg-type]
         game = blueprint.game
@@ -157,10 +159,7 @@ class BlueprintValue(EquityValue):
         self.cards = make_cards(blueprint.cards_name, game)
         self.num_buckets = tuple(int(b) for b in self.tree.num_buckets)
         self.last = game.num_rounds - 1
-        buckets = np.empty((samples, 2, game.num_rounds), dtype=np.int32)
-        result = np.empty(samples, dtype=np.int8)
-        self.cards.deal(seed_state(seed, 7), buckets, result)
-        self.T, self.U, self.W = transition_tables(buckets, result, self.num_buckets)
+        self.T, self.U, self.W = self._transitions(samples, seed, cache)
         self.F, self.S = self._backward_induction()
         self.mapper = TreeMapper(self.tree)
         self.mapper.rng = _Likelier()  # type: ignore[assignment]
@@ -175,6 +174,27 @@ class BlueprintValue(EquityValue):
         return cls(Blueprint.load(resolve_path(path)), **options)  # type: ignore[arg-type]
 
     # -- the tables ---------------------------------------------------------------------
+
+    def _transitions(self, samples: int, seed: int, cache: bool) -> tuple[list[np.ndarray], np.ndarray,
+                                                                             list[np.ndarray]]:
+        from blueprint.storage import pokerbot_home
+
+        rounds = self.game.num_rounds
+        path = (pokerbot_home() / "aivat"
+                / f"{self.tree.signature()}-{self.blueprint.cards_name}-{samples}-{seed}.npz")
+        if cache and path.is_file():
+            with np.load(path) as z:
+                return ([z[f"T{r}"] for r in range(rounds - 1)], z["U"], [z[f"W{r}"] for r in range(rounds)])
+        buckets = np.empty((samples, 2, rounds), dtype=np.int32)
+        result = np.empty(samples, dtype=np.int8)
+        self.cards.deal(seed_state(seed, 7), buckets, result)
+        T, U, W = transition_tables(buckets, result, self.num_buckets)
+        if cache:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
+            np.savez(tmp, U=U, **{f"T{r}": t for r, t in enumerate(T)}, **{f"W{r}": w for r, w in enumerate(W)})
+            os.replace(tmp, path)
+        return T, U, W
 
     def _backward_induction(self) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
         """``F[n]``, ``S[n]`` (bucket pair arrays of node ``n``'s round) for every decision node."""
@@ -248,7 +268,8 @@ class BlueprintValue(EquityValue):
 
         ``res`` is player 0's showdown result on the last round, 0 before it.
         """
-        return self._completions(state.hole_cards, tuple(state.board_cards), state.round)
+        board = tuple(state.board_cards)[: self.game.board_cards_through(state.round)]
+        return self._completions(state.hole_cards, board, state.round)
 
     def _completions(self, holes: tuple, board: tuple, r: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         game = self.game
@@ -288,7 +309,7 @@ class BlueprintValue(EquityValue):
         """The second-last round (the turn) exactly: its betting with the players' buckets, then every last card."""
         b0, b1, _ = self.deals(state)
         game = self.game
-        board = tuple(state.board_cards)
+        board = tuple(state.board_cards)[: game.board_cards_through(state.round)]
         key = (state.hole_cards, board, -1)
         hit = self._deals.get(key)
         if hit is None:

@@ -18,7 +18,8 @@ from evaluation.blueprint_value import BlueprintValue, BlueprintValueError, make
 from pokerbot.bots import make_agent
 from pokerbot.gamedef import load_game
 from pokerbot.matchstate import MatchState
-from pokerbot.state import Action, ActionType, State
+from pokerbot.agent import Agent
+from pokerbot.state import CALL, FOLD, Action, ActionType, State
 from tests.test_evaluation_aivat import Unknown, enumerate_expectations
 
 
@@ -27,7 +28,7 @@ def leduc() -> tuple[Blueprint, BlueprintValue]:
     t = Trainer(BlueprintConfig(name="leduc", game="leduc", iterations=50_000, chunk=50_000), directory=None)
     t.train(progress=False)
     bp = t.blueprint()
-    return bp, BlueprintValue(bp, samples=300_000, seed=1)
+    return bp, BlueprintValue(bp, samples=300_000, seed=1, cache=False)
 
 
 @pytest.fixture(scope="module")
@@ -37,7 +38,7 @@ def leduc_nl() -> tuple[Blueprint, BlueprintValue]:
     tree = AbstractGame.build(game, (3, 9), BetMenu({0: [[1.0], [1.0]]}))
     strategy = np.random.default_rng(0).random(tree.num_slots).astype(np.float32)
     bp = Blueprint(tree, strategy, "lossless", "custom", {})
-    return bp, BlueprintValue(bp, samples=300_000, seed=2)
+    return bp, BlueprintValue(bp, samples=300_000, seed=2, cache=False)
 
 
 def _view(state: State, p: int) -> MatchState:
@@ -110,11 +111,30 @@ def test_aivat_with_the_blueprint_value_is_exactly_unbiased(leduc: tuple[Bluepri
         assert var_a < 1e-12  # its own exact values: every chip of variance is luck AIVAT removes
 
 
+class OddSizes(Agent):
+    """A known mixed policy with raises off the pot/all-in tree: the min-raise, a size halfway, all-in."""
+
+    name = "odd"
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        state = view.state
+        out: list[tuple[Action, float]] = [(FOLD, 0.2)] if state.can_fold() else []
+        bounds = state.raise_bounds()
+        sizes = sorted({bounds[0], (bounds[0] + bounds[1]) // 2, bounds[1]}) if bounds else []
+        rest = 1.0 - sum(q for _, q in out)
+        share = rest / (1 + len(sizes))
+        return out + [(CALL, share)] + [(Action(ActionType.RAISE, z), share) for z in sizes]
+
+    def act(self, view: MatchState) -> Action:
+        return self.action_distribution(view)[0][0]
+
+
+@pytest.mark.slow  # every path of two no-limit policies: about 5 minutes
 def test_no_limit_translations_keep_it_exact(leduc_nl: tuple[Blueprint, BlueprintValue]):
-    """No-limit Leduc: the random bot's raises of every size are translated onto the pot/all-in tree."""
+    """No-limit Leduc: raises off the blueprint's pot/all-in tree are translated (or the nearest state taken)."""
     bp, v = leduc_nl
     game = bp.game
-    agents = (BlueprintAgent(bp, seed=1), make_agent("random", game, 2))
+    agents = (BlueprintAgent(bp, seed=1), OddSizes())
     e_u, e_a, var_u, var_a = enumerate_expectations(game, agents, v)
     assert abs(e_a - e_u) < 1e-9, (e_u, e_a)
 
