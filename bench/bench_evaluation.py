@@ -104,6 +104,14 @@ def bench_aivat() -> None:
                                           progress=False), 2)
         print(f"AIVAT match {label}: {hands / wall:,.0f} hands/s wall, {hands / cpu:,.0f} hands/s CPU "
               f"(plain match {hands / pc:,.0f} hands/s CPU)")
+        if a == BLUEPRINT:
+            from evaluation.blueprint_value import BlueprintValue
+
+            value = BlueprintValue.load("hunl-tiny")  # cached tables (built on first use)
+            n = hands // 5
+            wall, cpu = _best(lambda: play_match_aivat(make_agent(a, game, 1), make_agent(b, game, 2), game, n,
+                                                       seed=1, value_fn=value, progress=False), 1)
+            print(f"AIVAT match {label}, blueprint value: {n / wall:,.1f} hands/s wall, {n / cpu:,.1f} hands/s CPU")
 
 
 def bench_lbr() -> None:

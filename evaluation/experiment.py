@@ -8,6 +8,7 @@ What ``pokerbot eval CONFIG`` runs. An experiment file::
     seed = 0
     duplicate = true              # deals played twice, seats swapped
     aivat = true                  # AIVAT estimates beside the plain chips
+    value = "fitted"              # AIVAT's value function: "fitted", "equity" or "blueprint:<file or run name>"
     chunk = 1000                  # hands per resumable piece (each its own ACPC log)
     workers = 1                   # ray workers (1: in-process); ray_address = "" for local ray
     round_robin = false           # every pair of agents, or the `matchups` list
@@ -86,6 +87,7 @@ class Experiment:
     seed: int = 0
     duplicate: bool = True
     aivat: bool = True
+    value: str = "fitted"
     chunk: int = 1000
     workers: int = 1
     ray_address: str = ""
@@ -106,7 +108,7 @@ class Experiment:
         return Path(self.out) if self.out else Path("runs") / f"eval-{self.name}"
 
 
-_TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "chunk", "workers", "ray_address",
+_TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",
         "round_robin", "matchups", "lbr", "training", "out"}
 _LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples"}
 _TRAINING = {"config", "iterations", "eval_every"}
@@ -140,12 +142,17 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         seed=int(data.get("seed", 0)),
         duplicate=bool(data.get("duplicate", True)),
         aivat=bool(data.get("aivat", True)),
+        value=str(data.get("value", "fitted")),
         chunk=_positive(data.get("chunk", 1000), "chunk"),
         workers=_positive(data.get("workers", 1), "workers"),
         ray_address=str(data.get("ray_address", "")),
         round_robin=bool(data.get("round_robin", False)),
         out=str(data.get("out", "")),
     )
+    kind, _, path = exp.value.partition(":")
+    if kind not in ("fitted", "equity", "blueprint") or (kind == "blueprint") != bool(path):
+        raise ExperimentError(f"{source}: value must be 'fitted', 'equity' or 'blueprint:<file or run name>', "
+                              f"got {exp.value!r}")
     if exp.duplicate and (exp.hands % 2 or exp.chunk % 2):
         raise ExperimentError(f"{source}: duplicate matches need even hands and chunk, got {exp.hands}, {exp.chunk}")
     for pair in data.get("matchups", []):
@@ -185,8 +192,12 @@ def load_experiment(path: str | os.PathLike[str]) -> Experiment:
 
 
 def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str, hands: int, seed: int,
-               duplicate: bool, aivat: bool, log_path: str, progress: bool = False) -> dict[str, Any]:
-    """One piece of a match: chips (and AIVAT estimates) of A over ``hands`` hands with card seed ``seed``."""
+               duplicate: bool, aivat: bool, log_path: str, progress: bool = False,
+               value: str = "fitted") -> dict[str, Any]:
+    """One piece of a match: chips (and AIVAT estimates) of A over ``hands`` hands with card seed ``seed``.
+
+    ``value``: AIVAT's value function (:func:`evaluation.blueprint_value.make_value`; ``blueprint:<path>``).
+    """
     from evaluation.aivat import play_match_aivat
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
@@ -198,7 +209,11 @@ def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str,
     a.name, b.name = names
     start = time.perf_counter()
     if aivat:
-        r = play_match_aivat(a, b, game, hands, seed, duplicate=duplicate, log_path=log_path, progress=progress)
+        from evaluation.blueprint_value import make_value
+
+        kind, _, path = value.partition(":")
+        r = play_match_aivat(a, b, game, hands, seed, value_fn=make_value(kind, game, seed, blueprint=path),
+                             duplicate=duplicate, log_path=log_path, progress=progress)
         chips, est = r.chips, r.aivat
     else:
         m = play_match(a, b, game, hands, seed, duplicate=duplicate, log_path=log_path, progress=progress)
@@ -313,7 +328,8 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
             seed = exp.seed * 100_003 + k
             log = str(root / "logs" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.log")
             jobs.append((path, (exp.agents[a], exp.agents[b], (a, b), exp.game, n, seed, exp.duplicate, exp.aivat, log,
-                                progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1)))
+                                progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1,
+                                exp.value)))
     bar = tqdm(total=total, initial=total - sum(j[1][4] for j in jobs), unit="hand", desc=f"eval {exp.name}",
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
 

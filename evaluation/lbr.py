@@ -213,23 +213,39 @@ class LbrResult:
     seconds: float
     workers: int = 1
     stats: dict[str, int] = field(default_factory=dict)
+    #: AIVAT estimates of the same hands (``run_lbr(value=...)``), or None.
+    aivat: np.ndarray | None = None
 
     @property
     def rate(self) -> WinRate:
         return win_rate(self.chips, self.game, pair=True)
 
     @property
+    def aivat_rate(self) -> WinRate | None:
+        """LBR's winnings estimated by AIVAT (the agent's policy known, LBR's not), or None."""
+        return None if self.aivat is None else win_rate(self.aivat, self.game, pair=True)
+
+    @property
     def hands(self) -> int:
         return int(self.chips.size)
 
     def summary(self) -> str:
-        return (f"LBR ({self.settings.label()}) vs {self.agent}: {self.rate} "
+        av = "" if self.aivat_rate is None else f"; AIVAT {self.aivat_rate}"
+        return (f"LBR ({self.settings.label()}) vs {self.agent}: {self.rate}{av} "
                 f"in {self.seconds:.0f} s on {self.workers} worker(s)")
 
 
 def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
               progress: bool = False) -> tuple[np.ndarray, dict[str, int]]:
     """LBR against the agent of ``spec``: ``hands`` duplicate hands (seats swapped on each deal) with card seed ``seed``."""
+    chips, stats, _ = lbr_hands(spec, game_name, hands, seed, settings, progress)
+    return chips, stats
+
+
+def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings, progress: bool = False,
+              value: str = "") -> tuple[np.ndarray, dict[str, int], np.ndarray | None]:
+    """:func:`lbr_chunk`, and with ``value`` (a value function of :func:`evaluation.blueprint_value.make_value`:
+    ``equity``, ``fitted`` or ``blueprint:<file or run name>``) the AIVAT estimate of each hand too."""
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
@@ -242,8 +258,16 @@ def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSet
             type(policy).action_probability is Agent.action_probability:
         raise LbrError(f"agent {spec!r} reports no policy: LBR needs Agent.action_distribution")
     lbr = LocalBestResponse(game, policy, settings, seed=seed)
-    r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress)
-    return r.chips, dict(lbr.stats)
+    if not value:
+        r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress)
+        return r.chips, dict(lbr.stats), None
+    from evaluation.aivat import play_match_aivat
+    from evaluation.blueprint_value import make_value
+
+    kind, _, path = value.partition(":")
+    scored = play_match_aivat(lbr, agent, game, hands, seed, value_fn=make_value(kind, game, seed, blueprint=path),
+                              duplicate=True, progress=progress)
+    return scored.chips, dict(lbr.stats), scored.aivat
 
 
 def run_lbr(
@@ -255,11 +279,13 @@ def run_lbr(
     workers: int = 1,
     ray_address: str = "",
     progress: bool = True,
+    value: str = "",
 ) -> LbrResult:
     """LBR against the agent of ``spec`` over ``hands`` duplicate hands, split over ``workers`` ray tasks.
 
     With ``workers=1`` (and no ``ray_address``) it runs in this process. Each
-    worker plays its own deals (card seed ``seed * 1000 + worker``).
+    worker plays its own deals (card seed ``seed * 1000 + worker``). ``value``:
+    also score the hands with AIVAT and this value function (see :func:`lbr_hands`).
     """
     from pokerbot.gamedef import load_game
 
@@ -272,8 +298,7 @@ def run_lbr(
     start = time.perf_counter()
     game_name = _game_name(g)
     if workers == 1 and not ray_address:
-        chips, stats = lbr_chunk(spec, game_name, per[0], seed * 1000, settings, progress)
-        parts = [(chips, stats)]
+        parts = [lbr_hands(spec, game_name, per[0], seed * 1000, settings, progress, value)]
     else:
         import ray
 
@@ -282,14 +307,16 @@ def run_lbr(
                 ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
-        task = ray.remote(num_cpus=1)(lbr_chunk)
-        parts = ray.get([task.remote(spec, game_name, n, seed * 1000 + i, settings) for i, n in enumerate(per)])
-    chips = np.concatenate([c for c, _ in parts])
+        task = ray.remote(num_cpus=1)(lbr_hands)
+        parts = ray.get([task.remote(spec, game_name, n, seed * 1000 + i, settings, False, value)
+                         for i, n in enumerate(per)])
+    chips = np.concatenate([c for c, _, _ in parts])
     stats: dict[str, int] = {}
-    for _, s in parts:
+    for _, s, _ in parts:
         for key, v in s.items():
             stats[key] = stats.get(key, 0) + v
-    return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, stats)
+    aivat = np.concatenate([a for _, _, a in parts]) if value else None  # type: ignore[misc]
+    return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, stats, aivat)
 
 
 def _game_name(game: GameDef) -> str:

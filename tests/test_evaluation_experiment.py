@@ -91,6 +91,8 @@ _real_chunk = experiment.play_chunk
     ("game = 'kuhn'\n[agents]\na = 'call'\n[[lbr]]\nagent = 'x'\n", "[[lbr]]"),
     ("game = 'kuhn'\n[agents]\n", "[agents]"),
     ("game = = 'kuhn'\n", "not valid TOML"),
+    ("game = 'kuhn'\nvalue = 'blueprint'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "value"),
+    ("game = 'kuhn'\nvalue = 'magic'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "value"),
 ])
 def test_bad_experiment_files_are_one_line_errors(tmp_path: Path, capsys, text: str, message: str):
     cfg = tmp_path / "bad.toml"
@@ -116,3 +118,22 @@ def test_shipped_experiment_files_parse():
         assert exp.pairs() or exp.lbr or exp.training, path
     with pytest.raises(ExperimentError):
         parse_experiment({"agents": {"a": "call"}, "game": "kuhn", "round_robin": True, "chunk": 3})
+
+
+def test_blueprint_value_function_from_the_file(tmp_path: Path, monkeypatch):
+    """value = "blueprint:<file>": the matches are scored with the blueprint's own values (evaluation.blueprint_value)."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path / "home"))
+    t = Trainer(BlueprintConfig(name="leduc", game="leduc", iterations=5_000, chunk=5_000), directory=None)
+    t.train(progress=False)
+    t.blueprint().save(tmp_path / "bp.npz")
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(f"game = 'leduc'\nhands = 200\nchunk = 200\nvalue = 'blueprint:{tmp_path / 'bp.npz'}'\n"
+                   f"matchups = [['bp', 'random']]\n[agents]\nbp = 'blueprint.agent:make_agent?path={tmp_path / 'bp.npz'}'\n"
+                   "random = 'random'\n")
+    assert main(["eval", str(cfg), "--out", str(tmp_path / "o"), "--no-progress"]) == 0
+    data = np.load(tmp_path / "o" / "matches" / "bp_vs_random.000.npz")
+    assert np.isfinite(data["aivat"]).all() and np.std(data["aivat"]) < np.std(data["chips"])
+    assert list((tmp_path / "home" / "aivat").glob("*.npz"))  # the transition tables were cached

@@ -254,3 +254,13 @@ def test_blueprint_batch_probabilities_match_its_distribution(tiny_card_abstract
     t.train(progress=False)
     _batch_matches_single(BlueprintAgent(t.blueprint(), seed=1), load_game("hunl"),
                           ["", "r300", "r300c/", "r300r900", "c", "r300c/r600", "r250c/r1000"], 1)
+
+
+def test_lbr_scored_with_aivat_too():
+    """run_lbr(value=...): the same hands' AIVAT estimates beside the chips (the agent's policy known)."""
+    game = load_game("leduc-nl")
+    r = run_lbr("random", game, hands=40, seed=2, progress=False, value="equity")
+    plain = run_lbr("random", game, hands=40, seed=2, progress=False)
+    assert np.array_equal(r.chips, plain.chips) and plain.aivat is None
+    assert r.aivat is not None and r.aivat.shape == r.chips.shape and np.isfinite(r.aivat).all()
+    assert r.aivat_rate is not None and "AIVAT" in r.summary()
