@@ -68,6 +68,77 @@ def exact_table() -> None:
     print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
 
 
+def small_deck_game(ranks: int, directory: str) -> str:
+    """``nlfh-small`` with ``ranks`` ranks (3 suits): a .game file in ``directory`` (``ranks = 6`` is nlfh-small)."""
+    from pokerbot.gamedef import load_game
+
+    text = load_game("nlfh-small").to_text().replace("numRanks = 6", f"numRanks = {ranks}")
+    path = os.path.join(directory, f"nlfh-{ranks}ranks.game")
+    with open(path, "w") as f:
+        f.write(text)
+    return path
+
+
+def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
+                      sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
+                      near_equilibrium: bool = True) -> None:
+    """The exact table on small-deck no-limit flop hold'em (``ranks = 6``: ``nlfh-small``; fewer: smaller decks).
+
+    Blueprint MCCFR x ``blueprint_iterations`` with the ``tiny`` menu; the agent plays the preflop from the
+    blueprint and re-solves the flop (the last round) to the end after every opponent action, DCFR x
+    ``iterations`` per decision, alternative values from the blueprint. Opponents: the abstraction's menu and
+    a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
+    decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
+    against unsafe: the negative control. Each agent row composes ~10^4 decisions (minutes to tens of minutes).
+    """
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+    from pokerbot.solver import Solver
+    from pokerbot.solver.tree import PotFractionMenu
+    from realtime.agent import Resolver
+    from realtime.config import RealtimeConfig
+    from realtime.exact import blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability
+    from realtime.subgame import BlueprintPolicy
+
+    rich = PotFractionMenu((0.5, 0.75), True, 2)
+    with tempfile.TemporaryDirectory() as d:
+        game = small_deck_game(ranks, d)
+        t = Trainer(BlueprintConfig(name="nlfh", game=game, iterations=blueprint_iterations, actions="tiny",
+                                    chunk=10_000), directory=os.path.join(d, "bp"))
+        t.train(progress=False)
+        bp = t.blueprint()
+
+    def cfg(gadget: str, n: int) -> RealtimeConfig:
+        r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": n, "min_iterations": 1,
+             "algorithm": "dcfr", "time_budget": 1e9}
+        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "round": {"1": r}})
+
+    def row(label: str, resolver: Resolver, menus: tuple[object, ...] = (None,)) -> None:
+        t0 = time.perf_counter()
+        figures = " / ".join(f"{exploitability(resolver, m):.1f}" for m in menus)  # type: ignore[arg-type]
+        print(f"  {label:<44}{figures:>20}   ({time.perf_counter() - t0:.0f} s, {load()})", flush=True)
+
+    policy = BlueprintPolicy(bp)
+    print(f"flop hold'em, {ranks} ranks x 3 suits, blueprint MCCFR x{blueprint_iterations:,} (tiny menu); exact "
+          f"exploitability in mbb/g against the abstraction's menu / a richer one ({load()})", flush=True)
+    print(f"  {'blueprint with translation':<44}{blueprint_exploitability(policy):>9.1f} / "
+          f"{blueprint_exploitability(policy, rich):.1f}", flush=True)
+    for i, gadget in enumerate(gadgets):
+        row(f"agent, flop {gadget} x{iterations}", Resolver(cfg(gadget, iterations), bp),
+            (None, rich) if i == 0 else (None,))
+    for n in sweep:
+        row(f"agent, flop resolve x{n}", Resolver(cfg("resolve", n), bp))
+    if near_equilibrium:
+        tree = eval_tree(policy, 0, None)
+        solver = Solver(tree, "cfr+")
+        solver.run(300)
+        good = blueprint_from_strategy(bp, tree, solver.average_strategy())
+        print(f"  near-equilibrium blueprint (CFR+ x300): {blueprint_exploitability(BlueprintPolicy(good)):.1f}",
+              flush=True)
+        for gadget in ("resolve", "unsafe"):
+            row(f"agent from it, flop {gadget} x200", Resolver(cfg(gadget, 200), good))
+
+
 def hunl(hands: int, baseline_hands: int) -> None:
     from evaluation.match import play_match
     from pokerbot.bots import make_agent

@@ -301,8 +301,11 @@ class Resolver:
 
     def _fallback(self, state: State, rc: RoundConfig, budget: float, done: int, start: float, nodes: int) -> Decision:
         """The blueprint's decision, when the budget runs out before ``min_iterations`` (logged)."""
-        log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
-                    state.round, state.betting_string(), done, rc.min_iterations, budget)
+        if self.cancel.is_set():  # the agent already played the blueprint here and said so
+            log.debug("round %d at %r: solve cancelled after %d iterations", state.round, state.betting_string(), done)
+        else:
+            log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
+                        state.round, state.betting_string(), done, rc.min_iterations, budget)
         actions, probs = self.policy.probabilities(state)
         return Decision(actions, probs, None, "fallback", rc.gadget, done, time.perf_counter() - start, nodes)
 
@@ -419,6 +422,11 @@ class RealtimeAgent(Agent):
             self._worker = None
         if limit <= 0.0:
             return self._timeout(pub, key, start, limit)
+        if limit == float("inf"):  # untimed: no watchdog
+            d = self.resolver.decide(pub)
+            self._walls[key] = time.perf_counter() - start
+            self.used += self._walls[key]
+            return d
         box: dict[str, object] = {}
 
         def work() -> None:
@@ -503,13 +511,27 @@ def _rss_mb() -> float:
     return pages * resource.getpagesize() / 2**20
 
 
+def untimed(config: RealtimeConfig) -> RealtimeConfig:
+    """``config`` without time limits: every solve runs its iterations (a measurement independent of the machine's load).
+
+    >>> untimed(RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve"}}})).round(1).time_budget
+    inf
+    """
+    from dataclasses import replace
+
+    rounds = tuple((r, replace(rc, time_budget=float("inf"))) for r, rc in config.rounds)
+    return replace(config, action_time_limit=float("inf"), hand_time_limit=0.0, rounds=rounds)
+
+
 def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: str = "realtime",
-               blueprint: str = "", stats: str = "") -> RealtimeAgent:
+               blueprint: str = "", stats: str = "", timed: str = "1") -> RealtimeAgent:
     """Factory for ``realtime.agent:make_agent?config=NAME`` (``blueprint=`` overrides the config's, ``stats=PATH``
-    appends one JSON line per decision to PATH)."""
+    appends one JSON line per decision to PATH, ``timed=0`` lifts every time limit: see :func:`untimed`)."""
     if not config:
         raise PokerbotError("the real-time agent needs config=<configs/realtime-NAME.toml name or a TOML path>")
     cfg = RealtimeConfig.load(config)
+    if str(timed).lower() in ("0", "false", "no", "off"):
+        cfg = untimed(cfg)
     bp = Blueprint.load(resolve_path(blueprint or cfg.blueprint))
     if bp.game != game:
         raise PokerbotError(f"blueprint {cfg.blueprint!r} is for {bp.game.name}, the match plays {game.name}")
