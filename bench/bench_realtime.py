@@ -22,6 +22,8 @@ import os
 import resource
 import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -68,17 +70,6 @@ def exact_table() -> None:
     print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
 
 
-def small_deck_game(ranks: int, directory: str) -> str:
-    """``nlfh-small`` with ``ranks`` ranks (3 suits): a .game file in ``directory`` (``ranks = 6`` is nlfh-small)."""
-    from pokerbot.gamedef import load_game
-
-    text = load_game("nlfh-small").to_text().replace("numRanks = 6", f"numRanks = {ranks}")
-    path = os.path.join(directory, f"nlfh-{ranks}ranks.game")
-    with open(path, "w") as f:
-        f.write(text)
-    return path
-
-
 def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
                       sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
                       near_equilibrium: bool = True) -> None:
@@ -97,13 +88,14 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     from pokerbot.solver.tree import PotFractionMenu
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
-    from realtime.exact import blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability
+    from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability,
+                                small_deck_game)
     from realtime.subgame import BlueprintPolicy
 
     rich = PotFractionMenu((0.5, 0.75), True, 2)
     with tempfile.TemporaryDirectory() as d:
         game = small_deck_game(ranks, d)
-        t = Trainer(BlueprintConfig(name="nlfh", game=game, iterations=blueprint_iterations, actions="tiny",
+        t = Trainer(BlueprintConfig(name="nlfh", game=str(game), iterations=blueprint_iterations, actions="tiny",
                                     chunk=10_000), directory=os.path.join(d, "bp"))
         t.train(progress=False)
         bp = t.blueprint()
@@ -172,9 +164,81 @@ def hunl(hands: int, baseline_hands: int) -> None:
             print(f"  peak resident memory of the process (agent, blueprint, opponent, runner): {rss:.0f} MB")
 
 
+EVAL_CONFIG = "configs/eval-realtime-hunl-tiny.toml"
+
+
+def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: int | None = None) -> Path:
+    """``pokerbot eval`` of :data:`EVAL_CONFIG` on another blueprint: every ``hunl-tiny`` of its agent specs
+    becomes ``blueprint`` (the real-time agent's and the blueprint opponent's), out ``runs/eval-realtime-<name>``;
+    then the decision times and memory of :func:`timing_report`. Resumable (the pieces already played are kept).
+    """
+    from evaluation.experiment import load_experiment, run_experiment
+
+    exp = load_experiment(EVAL_CONFIG)
+    out = Path("runs") / f"eval-realtime-{blueprint}"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, spec in exp.agents.items():
+        spec = spec.replace("path=hunl-tiny", f"path={blueprint}").replace("blueprint=hunl-tiny", f"blueprint={blueprint}")
+        exp.agents[name] = spec.replace("runs/eval-realtime-hunl-tiny/", f"{out}/")
+    exp.name, exp.out = f"realtime-{blueprint}", str(out)
+    if hands is not None:
+        exp.hands = hands
+    if lbr_hands is not None:
+        exp.lbr = [replace(run, hands=lbr_hands) for run in exp.lbr]
+    print(f"eval {EVAL_CONFIG} on blueprint {blueprint}: {exp.hands} hands per matchup ({load()})", flush=True)
+    run_experiment(exp, progress=False)
+    timing_report(out / "stats.jsonl")
+    return out
+
+
+def timing_report(path: Path) -> None:
+    """Per-round decision times (median, 95th percentile), time per hand and memory from an agent's ``stats=`` file."""
+    import json
+
+    from realtime.demo import hand_seconds, timing_summary
+
+    if not path.is_file():
+        print(f"no decision records at {path}")
+        return
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    # one agent instance per match chunk, each numbering its hands from 1: make the hands distinct
+    chunk, last, stats = 0, 0, []
+    for r in records:
+        if r["hand"] < last:
+            chunk += 1
+        last = r["hand"]
+        stats.append({**r, "hand": chunk * 1_000_000 + r["hand"]})
+    print(f"decision records: {len(stats)} in {path} (timed now: {load()})")
+    for name, (med, p95, count) in timing_summary(stats).items():
+        print(f"  {name:<8} decisions: {count:>5}, median {med:6.2f} s, 95th percentile {p95:6.2f} s")
+    per_hand = hand_seconds(stats)
+    sources: dict[str, int] = {}
+    for r in stats:
+        sources[r["source"]] = sources.get(r["source"], 0) + 1
+    print(f"  agent time per hand: mean {per_hand.mean():.2f} s, median {np.median(per_hand):.2f} s, "
+          f"95th percentile {np.percentile(per_hand, 95):.2f} s, max {per_hand.max():.1f} s over {len(per_hand)} hands")
+    print(f"  slowest decision {max(float(r['seconds']) for r in stats):.1f} s; sources {sources}")
+    rss = np.array([float(r["rss_mb"]) for r in stats])
+    print(f"  resident memory of the process (agent, opponent, runner): median {np.median(rss):.0f} MB, "
+          f"max {rss.max():.0f} MB; peak {max(float(r['peak_mb']) for r in stats):.0f} MB")
+
+
 def main() -> None:
-    exact_table()
-    hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")))
+    """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
+    tables: 4 ranks, then nlfh-small), ``hunl`` (the quick HUNL run), ``strength`` (:func:`strength` on
+    ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS`` hands per matchup if set, ``RT_LBR_HANDS``)."""
+    parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
+    if "exact" in parts:
+        exact_table()
+    if "flop" in parts:
+        exact_flop_holdem(ranks=4)
+        exact_flop_holdem(ranks=6, gadgets=("resolve", "unsafe"), sweep=(), near_equilibrium=False)
+    if "hunl" in parts:
+        hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")))
+    if "strength" in parts:
+        hands = os.environ.get("RT_HANDS")
+        lbr = os.environ.get("RT_LBR_HANDS")
+        strength(os.environ.get("RT_BLUEPRINT", "hunl-tiny"), int(hands) if hands else None, int(lbr) if lbr else None)
 
 
 if __name__ == "__main__":
