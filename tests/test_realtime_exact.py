@@ -24,6 +24,10 @@ from realtime.exact import (EVERY_SIZE, blueprint_exploitability, blueprint_from
 from realtime.subgame import BlueprintPolicy
 
 RICH = PotFractionMenu((0.5, 0.75), True, 2)
+#: resolve x200 from a near-equilibrium blueprint may exceed it by its own solving error (mbb/g); unsafe must exceed
+#: it by more than this to count as the negative control.
+SAFE_TOLERANCE = 1.0
+UNSAFE_MARGIN = 10.0
 
 
 def train(game: str, directory) -> object:
