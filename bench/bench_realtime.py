@@ -12,6 +12,12 @@
    time per hand, fallbacks to the blueprint, peak memory of the process, and mbb/g with its 95% CI;
 3. ``RT_BASELINE_HANDS`` (default 10) duplicate hands against each baseline bot (random, call, raise, equity).
 
+``RT_PARTS`` picks the parts (default ``exact,hunl``; see :func:`main`): ``flop`` adds the exact table on
+small-deck no-limit flop hold'em (3 ranks, then nlfh-small itself), ``strength`` runs
+``configs/eval-realtime-hunl-tiny.toml`` (AIVAT, baselines, LBR) on the blueprint ``RT_BLUEPRINT``, e.g.
+``RT_PARTS=strength RT_BLUEPRINT=hunl-medium python -m bench realtime``, then the decision times per round
+and the memory of the agent from its ``stats.jsonl``.
+
 Every figure is one run on the shared machine: the load average is printed beside them.
 Needs the ``hunl-tiny`` blueprint (``pokerbot demo``).
 """
@@ -131,19 +137,19 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
             row(f"agent from it, flop {gadget} x200", Resolver(cfg(gadget, 200), good))
 
 
-def hunl(hands: int, baseline_hands: int) -> None:
+def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny") -> None:
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
     from realtime.demo import hand_seconds, timing_summary
 
     game = load_game("hunl")
-    opponents = [("blueprint.agent:make_agent?path=hunl-tiny", hands)]
+    opponents = [(f"blueprint.agent:make_agent?path={blueprint}", hands)]
     opponents += [(b, baseline_hands) for b in ("random", "call", "raise", "equity")]
     for i, (spec, n) in enumerate(opponents):
         if n <= 0:
             continue
-        agent = make_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=i)
+        agent = make_agent(f"realtime.agent:make_agent?config=hunl-tiny&blueprint={blueprint}", game, seed=i)
         opp = make_agent(spec, game, seed=100 + i)
         t0 = time.perf_counter()
         result = play_match(agent, opp, game, n, seed=i, duplicate=True, progress=False)
@@ -225,16 +231,18 @@ def timing_report(path: Path) -> None:
 
 def main() -> None:
     """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
-    tables: 4 ranks, then nlfh-small), ``hunl`` (the quick HUNL run), ``strength`` (:func:`strength` on
-    ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS`` hands per matchup if set, ``RT_LBR_HANDS``)."""
+    tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
+    ``RT_BLUEPRINT``), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
+    hands per matchup if set, ``RT_LBR_HANDS``)."""
     parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
     if "exact" in parts:
         exact_table()
     if "flop" in parts:
-        exact_flop_holdem(ranks=4)
-        exact_flop_holdem(ranks=6, gadgets=("resolve", "unsafe"), sweep=(), near_equilibrium=False)
+        exact_flop_holdem(ranks=3, sweep=(5, 200))
+        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False)
     if "hunl" in parts:
-        hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")))
+        hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
+             os.environ.get("RT_BLUEPRINT", "hunl-tiny"))
     if "strength" in parts:
         hands = os.environ.get("RT_HANDS")
         lbr = os.environ.get("RT_LBR_HANDS")
