@@ -78,7 +78,7 @@ def exact_table() -> None:
 
 def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
                       sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
-                      near_equilibrium: bool = True) -> None:
+                      near_equilibrium: bool = True, richer: bool = True) -> None:
     """The exact table on small-deck no-limit flop hold'em (``ranks = 6``: ``nlfh-small``; fewer: smaller decks).
 
     Blueprint MCCFR x ``blueprint_iterations`` with the ``tiny`` menu; the agent plays the preflop from the
@@ -86,7 +86,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     ``iterations`` per decision, alternative values from the blueprint. Opponents: the abstraction's menu and
     a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
     decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
-    against unsafe: the negative control. Each agent row composes ~10^4 decisions (minutes to tens of minutes).
+    against unsafe: the negative control (``richer = False``: no richer-menu column). Each agent row composes ~10^4 decisions (minutes to tens of minutes).
     """
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
@@ -123,7 +123,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
           f"{blueprint_exploitability(policy, rich):.1f}", flush=True)
     for i, gadget in enumerate(gadgets):
         row(f"agent, flop {gadget} x{iterations}", Resolver(cfg(gadget, iterations), bp),
-            (None, rich) if i == 0 else (None,))
+            (None, rich) if i == 0 and richer else (None,))
     for n in sweep:
         row(f"agent, flop resolve x{n}", Resolver(cfg("resolve", n), bp))
     if near_equilibrium:
@@ -239,7 +239,7 @@ def main() -> None:
         exact_table()
     if "flop" in parts:
         exact_flop_holdem(ranks=3, sweep=(5, 200))
-        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False)
+        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False)
     if "hunl" in parts:
         hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
              os.environ.get("RT_BLUEPRINT", "hunl-tiny"))
