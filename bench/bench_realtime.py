@@ -86,7 +86,8 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     ``iterations`` per decision, alternative values from the blueprint. Opponents: the abstraction's menu and
     a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
     decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
-    against unsafe: the negative control (``richer = False``: no richer-menu column). Each agent row composes ~10^4 decisions (minutes to tens of minutes).
+    against unsafe: the negative control (``richer = False``: no richer-menu column). Each agent row composes
+    ~10^3 (3 ranks) to ~3 x 10^4 (nlfh-small) decisions: minutes to tens of minutes.
     """
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
