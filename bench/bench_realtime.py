@@ -134,7 +134,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
         good = blueprint_from_strategy(bp, tree, solver.average_strategy())
         print(f"  near-equilibrium blueprint (CFR+ x300): {blueprint_exploitability(BlueprintPolicy(good)):.1f}",
               flush=True)
-        for gadget in ("resolve", "unsafe"):
+        for gadget in ("unsafe", "resolve"):
             row(f"agent from it, flop {gadget} x200", Resolver(cfg(gadget, 200), good))
 
 
