@@ -174,10 +174,12 @@ def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny") -> None:
 EVAL_CONFIG = "configs/eval-realtime-hunl-tiny.toml"
 
 
-def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: int | None = None) -> Path:
+def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: int | None = None,
+             opponents: tuple[str, ...] = ()) -> Path:
     """``pokerbot eval`` of :data:`EVAL_CONFIG` on another blueprint: every ``hunl-tiny`` of its agent specs
     becomes ``blueprint`` (the real-time agent's and the blueprint opponent's), out ``runs/eval-realtime-<name>``;
     then the decision times and memory of :func:`timing_report`. Resumable (the pieces already played are kept).
+    ``opponents``: only the matchups against these (all if empty); ``lbr_hands = 0``: no LBR.
     """
     from evaluation.experiment import load_experiment, run_experiment
 
@@ -191,7 +193,9 @@ def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: 
     if hands is not None:
         exp.hands = hands
     if lbr_hands is not None:
-        exp.lbr = [replace(run, hands=lbr_hands) for run in exp.lbr]
+        exp.lbr = [replace(run, hands=lbr_hands) for run in exp.lbr] if lbr_hands > 0 else []
+    if opponents:
+        exp.matchups = [(a, b) for a, b in exp.matchups if b in opponents]
     print(f"eval {EVAL_CONFIG} on blueprint {blueprint}: {exp.hands} hands per matchup ({load()})", flush=True)
     run_experiment(exp, progress=False)
     timing_report(out / "stats.jsonl")
@@ -234,7 +238,7 @@ def main() -> None:
     """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
     tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
     ``RT_BLUEPRINT``), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
-    hands per matchup if set, ``RT_LBR_HANDS``)."""
+    hands per matchup if set, ``RT_LBR_HANDS`` (0: none), ``RT_OPPONENTS`` a comma list of opponents)."""
     parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
     if "exact" in parts:
         exact_table()
@@ -247,7 +251,9 @@ def main() -> None:
     if "strength" in parts:
         hands = os.environ.get("RT_HANDS")
         lbr = os.environ.get("RT_LBR_HANDS")
-        strength(os.environ.get("RT_BLUEPRINT", "hunl-tiny"), int(hands) if hands else None, int(lbr) if lbr else None)
+        opponents = tuple(o for o in os.environ.get("RT_OPPONENTS", "").split(",") if o)
+        strength(os.environ.get("RT_BLUEPRINT", "hunl-tiny"), int(hands) if hands else None,
+                 int(lbr) if lbr else None, opponents)
 
 
 if __name__ == "__main__":
