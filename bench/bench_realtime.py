@@ -187,7 +187,8 @@ def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: 
     out = Path("runs") / f"eval-realtime-{blueprint}"
     out.mkdir(parents=True, exist_ok=True)
     for name, spec in exp.agents.items():
-        spec = spec.replace("path=hunl-tiny", f"path={blueprint}").replace("blueprint=hunl-tiny", f"blueprint={blueprint}")
+        spec = spec.replace("path=hunl-tiny", f"path={blueprint}")
+        spec = spec.replace("blueprint=hunl-tiny", f"blueprint={blueprint}")
         exp.agents[name] = spec.replace("runs/eval-realtime-hunl-tiny/", f"{out}/")
     exp.name, exp.out = f"realtime-{blueprint}", str(out)
     if hands is not None:

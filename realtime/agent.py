@@ -512,7 +512,7 @@ def _rss_mb() -> float:
 
 
 def untimed(config: RealtimeConfig) -> RealtimeConfig:
-    """``config`` without time limits: every solve runs its iterations (a measurement independent of the machine's load).
+    """``config`` without time limits: every solve runs its iterations (measurements independent of the load).
 
     >>> untimed(RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve"}}})).round(1).time_budget
     inf
