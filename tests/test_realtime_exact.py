@@ -96,4 +96,4 @@ def test_unsafe_is_worse_than_a_near_equilibrium_blueprint_safe_is_not(small):
 def test_nlfh_small_resolve_agent_is_not_worse_than_its_blueprint(tmp_path):
     bp = train("nlfh-small", tmp_path)
     base = blueprint_exploitability(BlueprintPolicy(bp))
-    assert exploitability(Resolver(flop_config("resolve", 50), bp)) <= base + 1.0
+    assert exploitability(Resolver(flop_config("resolve", 50), bp)) <= base + 1.0  # measured 1,264.6 vs 2,205.7
