@@ -12,6 +12,12 @@
    time per hand, fallbacks to the blueprint, peak memory of the process, and mbb/g with its 95% CI;
 3. ``RT_BASELINE_HANDS`` (default 10) duplicate hands against each baseline bot (random, call, raise, equity).
 
+``RT_PARTS`` picks the parts (default ``exact,hunl``; see :func:`main`): ``flop`` adds the exact table on
+small-deck no-limit flop hold'em (3 ranks, then nlfh-small itself), ``strength`` runs
+``configs/eval-realtime-hunl-tiny.toml`` (AIVAT, baselines, LBR) on the blueprint ``RT_BLUEPRINT``, e.g.
+``RT_PARTS=strength RT_BLUEPRINT=hunl-medium python -m bench realtime``, then the decision times per round
+and the memory of the agent from its ``stats.jsonl``.
+
 Every figure is one run on the shared machine: the load average is printed beside them.
 Needs the ``hunl-tiny`` blueprint (``pokerbot demo``).
 """
@@ -22,6 +28,8 @@ import os
 import resource
 import tempfile
 import time
+from dataclasses import replace
+from pathlib import Path
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -68,19 +76,81 @@ def exact_table() -> None:
     print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
 
 
-def hunl(hands: int, baseline_hands: int) -> None:
+def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
+                      sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
+                      near_equilibrium: bool = True, richer: bool = True) -> None:
+    """The exact table on small-deck no-limit flop hold'em (``ranks = 6``: ``nlfh-small``; fewer: smaller decks).
+
+    Blueprint MCCFR x ``blueprint_iterations`` with the ``tiny`` menu; the agent plays the preflop from the
+    blueprint and re-solves the flop (the last round) to the end after every opponent action, DCFR x
+    ``iterations`` per decision, alternative values from the blueprint. Opponents: the abstraction's menu and
+    a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
+    decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
+    against unsafe: the negative control (``richer = False``: no richer-menu column). Each agent row composes
+    ~10^3 (3 ranks) to ~3 x 10^4 (nlfh-small) decisions: minutes to tens of minutes.
+    """
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+    from pokerbot.solver import Solver
+    from pokerbot.solver.tree import PotFractionMenu
+    from realtime.agent import Resolver
+    from realtime.config import RealtimeConfig
+    from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability,
+                                small_deck_game)
+    from realtime.subgame import BlueprintPolicy
+
+    rich = PotFractionMenu((0.5, 0.75), True, 2)
+    with tempfile.TemporaryDirectory() as d:
+        game = small_deck_game(ranks, d)
+        t = Trainer(BlueprintConfig(name="nlfh", game=str(game), iterations=blueprint_iterations, actions="tiny",
+                                    chunk=10_000), directory=os.path.join(d, "bp"))
+        t.train(progress=False)
+        bp = t.blueprint()
+
+    def cfg(gadget: str, n: int) -> RealtimeConfig:
+        r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": n, "min_iterations": 1,
+             "algorithm": "dcfr", "time_budget": 1e9}
+        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "round": {"1": r}})
+
+    def row(label: str, resolver: Resolver, menus: tuple[object, ...] = (None,)) -> None:
+        t0 = time.perf_counter()
+        figures = " / ".join(f"{exploitability(resolver, m):.1f}" for m in menus)  # type: ignore[arg-type]
+        print(f"  {label:<44}{figures:>20}   ({time.perf_counter() - t0:.0f} s, {load()})", flush=True)
+
+    policy = BlueprintPolicy(bp)
+    print(f"flop hold'em, {ranks} ranks x 3 suits, blueprint MCCFR x{blueprint_iterations:,} (tiny menu); exact "
+          f"exploitability in mbb/g against the abstraction's menu / a richer one ({load()})", flush=True)
+    print(f"  {'blueprint with translation':<44}{blueprint_exploitability(policy):>9.1f} / "
+          f"{blueprint_exploitability(policy, rich):.1f}", flush=True)
+    for i, gadget in enumerate(gadgets):
+        row(f"agent, flop {gadget} x{iterations}", Resolver(cfg(gadget, iterations), bp),
+            (None, rich) if i == 0 and richer else (None,))
+    for n in sweep:
+        row(f"agent, flop resolve x{n}", Resolver(cfg("resolve", n), bp))
+    if near_equilibrium:
+        tree = eval_tree(policy, 0, None)
+        solver = Solver(tree, "cfr+")
+        solver.run(300)
+        good = blueprint_from_strategy(bp, tree, solver.average_strategy())
+        print(f"  near-equilibrium blueprint (CFR+ x300): {blueprint_exploitability(BlueprintPolicy(good)):.1f}",
+              flush=True)
+        for gadget in ("unsafe", "resolve"):
+            row(f"agent from it, flop {gadget} x200", Resolver(cfg(gadget, 200), good))
+
+
+def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny") -> None:
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
     from realtime.demo import hand_seconds, timing_summary
 
     game = load_game("hunl")
-    opponents = [("blueprint.agent:make_agent?path=hunl-tiny", hands)]
+    opponents = [(f"blueprint.agent:make_agent?path={blueprint}", hands)]
     opponents += [(b, baseline_hands) for b in ("random", "call", "raise", "equity")]
     for i, (spec, n) in enumerate(opponents):
         if n <= 0:
             continue
-        agent = make_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=i)
+        agent = make_agent(f"realtime.agent:make_agent?config=hunl-tiny&blueprint={blueprint}", game, seed=i)
         opp = make_agent(spec, game, seed=100 + i)
         t0 = time.perf_counter()
         result = play_match(agent, opp, game, n, seed=i, duplicate=True, progress=False)
@@ -101,9 +171,90 @@ def hunl(hands: int, baseline_hands: int) -> None:
             print(f"  peak resident memory of the process (agent, blueprint, opponent, runner): {rss:.0f} MB")
 
 
+EVAL_CONFIG = "configs/eval-realtime-hunl-tiny.toml"
+
+
+def strength(blueprint: str = "hunl-tiny", hands: int | None = None, lbr_hands: int | None = None,
+             opponents: tuple[str, ...] = ()) -> Path:
+    """``pokerbot eval`` of :data:`EVAL_CONFIG` on another blueprint: every ``hunl-tiny`` of its agent specs
+    becomes ``blueprint`` (the real-time agent's and the blueprint opponent's), out ``runs/eval-realtime-<name>``;
+    then the decision times and memory of :func:`timing_report`. Resumable (the pieces already played are kept).
+    ``opponents``: only the matchups against these (all if empty); ``lbr_hands = 0``: no LBR.
+    """
+    from evaluation.experiment import load_experiment, run_experiment
+
+    exp = load_experiment(EVAL_CONFIG)
+    out = Path("runs") / f"eval-realtime-{blueprint}"
+    out.mkdir(parents=True, exist_ok=True)
+    for name, spec in exp.agents.items():
+        spec = spec.replace("path=hunl-tiny", f"path={blueprint}")
+        spec = spec.replace("blueprint=hunl-tiny", f"blueprint={blueprint}")
+        exp.agents[name] = spec.replace("runs/eval-realtime-hunl-tiny/", f"{out}/")
+    exp.name, exp.out = f"realtime-{blueprint}", str(out)
+    if hands is not None:
+        exp.hands = hands
+    if lbr_hands is not None:
+        exp.lbr = [replace(run, hands=lbr_hands) for run in exp.lbr] if lbr_hands > 0 else []
+    if opponents:
+        exp.matchups = [(a, b) for a, b in exp.matchups if b in opponents]
+    print(f"eval {EVAL_CONFIG} on blueprint {blueprint}: {exp.hands} hands per matchup ({load()})", flush=True)
+    run_experiment(exp, progress=False)
+    timing_report(out / "stats.jsonl")
+    return out
+
+
+def timing_report(path: Path) -> None:
+    """Per-round decision times (median, 95th percentile), time per hand and memory from an agent's ``stats=`` file."""
+    import json
+
+    from realtime.demo import hand_seconds, timing_summary
+
+    if not path.is_file():
+        print(f"no decision records at {path}")
+        return
+    records = [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
+    # one agent instance per match chunk, each numbering its hands from 1: make the hands distinct
+    chunk, last, stats = 0, 0, []
+    for r in records:
+        if r["hand"] < last:
+            chunk += 1
+        last = r["hand"]
+        stats.append({**r, "hand": chunk * 1_000_000 + r["hand"]})
+    print(f"decision records: {len(stats)} in {path} (timed now: {load()})")
+    for name, (med, p95, count) in timing_summary(stats).items():
+        print(f"  {name:<8} decisions: {count:>5}, median {med:6.2f} s, 95th percentile {p95:6.2f} s")
+    per_hand = hand_seconds(stats)
+    sources: dict[str, int] = {}
+    for r in stats:
+        sources[r["source"]] = sources.get(r["source"], 0) + 1
+    print(f"  agent time per hand: mean {per_hand.mean():.2f} s, median {np.median(per_hand):.2f} s, "
+          f"95th percentile {np.percentile(per_hand, 95):.2f} s, max {per_hand.max():.1f} s over {len(per_hand)} hands")
+    print(f"  slowest decision {max(float(r['seconds']) for r in stats):.1f} s; sources {sources}")
+    rss = np.array([float(r["rss_mb"]) for r in stats])
+    print(f"  resident memory of the process (agent, opponent, runner): median {np.median(rss):.0f} MB, "
+          f"max {rss.max():.0f} MB; peak {max(float(r['peak_mb']) for r in stats):.0f} MB")
+
+
 def main() -> None:
-    exact_table()
-    hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")))
+    """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
+    tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
+    ``RT_BLUEPRINT``), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
+    hands per matchup if set, ``RT_LBR_HANDS`` (0: none), ``RT_OPPONENTS`` a comma list of opponents)."""
+    parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
+    if "exact" in parts:
+        exact_table()
+    if "flop" in parts:
+        exact_flop_holdem(ranks=3, sweep=(5, 200))
+        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False)
+    if "hunl" in parts:
+        hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
+             os.environ.get("RT_BLUEPRINT", "hunl-tiny"))
+    if "strength" in parts:
+        hands = os.environ.get("RT_HANDS")
+        lbr = os.environ.get("RT_LBR_HANDS")
+        opponents = tuple(o for o in os.environ.get("RT_OPPONENTS", "").split(",") if o)
+        strength(os.environ.get("RT_BLUEPRINT", "hunl-tiny"), int(hands) if hands else None,
+                 int(lbr) if lbr else None, opponents)
 
 
 if __name__ == "__main__":

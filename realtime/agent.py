@@ -41,9 +41,13 @@ Over ACPC or in the match runner::
 from __future__ import annotations
 
 import hashlib
+import json
 import logging
+import resource
+import threading
 import time
 import zlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -93,7 +97,9 @@ class Decision:
     actions: list[Action]
     probs: np.ndarray
     solution: Solution | None
-    source: str  # "solve", "cache", "blueprint" (the round's mode) or "fallback" (budget)
+    #: "solve", "cache", "reuse", "blueprint" (the round's mode), "fallback" (the solve could not reach
+    #: ``min_iterations`` in its budget) or "timeout" (the agent's hard limit stopped the decision)
+    source: str
     gadget: str = ""
     iterations: int = 0
     seconds: float = 0.0
@@ -123,6 +129,10 @@ class Resolver:
         self.memo: dict[tuple[int, str], Decision] = {}
         #: Compute each safe solution's smallest margin (a diagnostic for the exact tests; costs a best response).
         self.check_margins = False
+        #: Set by the agent when a decision runs past its hard limit: the solve stops at its next check.
+        self.cancel = threading.Event()
+        #: Absolute ``time.perf_counter()`` time by which a decision must be made (None: only the budgets).
+        self.deadline: float | None = None
         self._continuations: list[np.ndarray] | None = None
         # The leaf-value network, loaded and checked against the blueprint, continuations and rounds up front.
         self._leafnet = agent_leaf_model(config, blueprint, self._opponent_continuations()) if config.network_rounds() else None
@@ -191,12 +201,20 @@ class Resolver:
             d = Decision(actions, probs, None, "blueprint")
         else:
             d = self._solve(state, us, rc)
-        self.memo[key] = d
-        return d
+        # setdefault: a solve the agent gave up on (timeout) must not replace the decision it played instead
+        return self.memo.setdefault(key, d)
+
+    def blueprint_decision(self, state: State, source: str) -> Decision:
+        """The blueprint's strategy at public ``state`` (through the real-to-abstract mapping), marked ``source``."""
+        actions, probs = self.policy.probabilities(state)
+        return Decision(actions, probs, None, source)
 
     def _solve(self, state: State, us: int, rc: RoundConfig) -> Decision:
         start = time.perf_counter()
         budget = min(rc.time_budget, self.config.action_time_limit)
+        if self.deadline is not None:
+            # leave a tenth of what is left for the average strategy and the row the agent plays
+            budget = min(budget, 0.9 * (self.deadline - start))
         rep, r_us, r_opp, prev = self._replay(state, us)
         if rc.reuse and prev is not None and prev.tree.last_round >= state.round:
             node = find_node(prev.tree, state)
@@ -226,7 +244,7 @@ class Resolver:
                         cache[b] = sampled_equity(tree, int(b), samples, self.config.seed + int(b))
         leaves = None
         if len(tree.continuation_leaves):
-            if time.perf_counter() - start > budget:
+            if self.cancel.is_set() or time.perf_counter() - start > budget:
                 return self._fallback(state, rc, budget, 0, start, tree.num_nodes)
             leaves = self._leaves(tree, us, state)
         gadget = rc.gadget
@@ -265,9 +283,9 @@ class Resolver:
                 now = time.perf_counter()
                 per = (now - t0) / chunk
                 chunk = max(1, min(chunk * 2, 50))
-                if now - start + per > budget:
+                if self.cancel.is_set() or now - start + per > budget:
                     break
-            if solver.iteration < rc.min_iterations:
+            if solver.iteration < rc.min_iterations or self.cancel.is_set():
                 return self._fallback(state, rc, budget, solver.iteration, start, tree.num_nodes)
             strategy = solver.strategy()
             if cached is not None:
@@ -287,8 +305,11 @@ class Resolver:
 
     def _fallback(self, state: State, rc: RoundConfig, budget: float, done: int, start: float, nodes: int) -> Decision:
         """The blueprint's decision, when the budget runs out before ``min_iterations`` (logged)."""
-        log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
-                    state.round, state.betting_string(), done, rc.min_iterations, budget)
+        if self.cancel.is_set():  # the agent already played the blueprint here and said so
+            log.debug("round %d at %r: solve cancelled after %d iterations", state.round, state.betting_string(), done)
+        else:
+            log.warning("round %d at %r: %d of %d minimum iterations in the %.1f s budget; playing the blueprint",
+                        state.round, state.betting_string(), done, rc.min_iterations, budget)
         actions, probs = self.policy.probabilities(state)
         return Decision(actions, probs, None, "fallback", rc.gadget, done, time.perf_counter() - start, nodes)
 
@@ -335,10 +356,28 @@ def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np
 
 
 class RealtimeAgent(Agent):
-    """Plays the :class:`Resolver`'s decisions; ``stats`` keeps one record per decision."""
+    """Plays the :class:`Resolver`'s decisions within a hard time limit; ``stats`` keeps one record per decision.
+
+    **Time limits.** Each decision runs in a worker thread that the agent waits on for at most
+    :meth:`time_limit` seconds: ``action_time_limit``, lowered to what is left of the match's
+    ``hand_time_limit`` x hands when the config sets one (the ACPC dealer's ``t_per_hand``). The
+    solve itself aims at the round's ``time_budget`` within that limit and plays its current average
+    when time runs out (the blueprint below ``min_iterations``). If the limit passes anyway (a leaf
+    precomputation or a numba compilation that cannot stop midway), the agent plays the blueprint
+    at once, logs a warning (``logging`` name ``realtime``, record ``source = "timeout"``) and
+    cancels the solve, which stops at its next check. The wait can overrun the limit only by one
+    numba kernel call (they hold the interpreter lock), milliseconds in these subgames.
+
+    ``action_distribution`` / ``action_probabilities`` report the exact policy :meth:`act` plays
+    (AIVAT's decision terms, LBR's range tracking): both go through the same time-limited, memoised
+    decision, so asking first does not change what is played.
+
+    ``stats_path``: a file that gets one JSON line per decision (round, seconds, source, resident
+    and peak memory), for measuring an agent inside another runner (``pokerbot eval``).
+    """
 
     def __init__(self, config: RealtimeConfig, blueprint: Blueprint, seed: int | None = None,
-                 name: str = "realtime") -> None:
+                 name: str = "realtime", stats_path: str = "") -> None:
         self.config = config
         self.resolver = Resolver(config, blueprint)
         self.game = blueprint.game
@@ -347,37 +386,160 @@ class RealtimeAgent(Agent):
         self.index = {tuple(int(c) for c in row): i for i, row in enumerate(self.resolver.universe)}
         self.stats: list[dict[str, object]] = []
         self.hands = 0
+        self.stats_path = stats_path
+        #: Seconds spent deciding in this match (against ``hand_time_limit`` x hands).
+        self.used = 0.0
+        #: Wall seconds each decision of the hand took when first made (asking again is free).
+        self._walls: dict[tuple[int, str], float] = {}
+        self._worker: threading.Thread | None = None
 
     def begin_match(self, game: GameDef) -> None:
         if game != self.game:
             raise PokerbotError(f"the agent's blueprint is for {self.game.name}, not {game.name}")
 
     def begin_hand(self, view: MatchState) -> None:
+        if self._worker is not None:  # a cancelled solve still running: it stops at its next check
+            self._worker.join()
+            self._worker = None
         self.resolver.clear()
+        self._walls.clear()
         self.hands += 1
+
+    def time_limit(self) -> float:
+        """Seconds the next decision may take: the action limit, or less when the match's hand budget is short."""
+        limit = self.config.action_time_limit
+        if self.config.hand_time_limit > 0:
+            limit = min(limit, self.config.hand_time_limit * max(self.hands, 1) - self.used)
+        return max(limit, 0.0)
+
+    def decision(self, view: MatchState) -> Decision:
+        """The decision at ``view``'s public state (every hand's probabilities), made within :meth:`time_limit`."""
+        state = view.state
+        pub = state.with_cards(hole_cards=((),) * self.game.num_players)
+        key = (int(state.current_player if state.current_player is not None else -1), public_key(pub))
+        hit = self.resolver.memo.get(key)
+        if hit is not None:
+            return hit
+        start = time.perf_counter()
+        limit = self.time_limit()
+        if self._worker is not None:  # the solve cancelled at the last timeout must end before the resolver is reused
+            self._worker.join(limit)
+            if self._worker.is_alive():
+                return self._timeout(pub, key, start, limit)
+            self._worker = None
+        if limit <= 0.0:
+            return self._timeout(pub, key, start, limit)
+        if limit == float("inf"):  # untimed: no watchdog
+            d = self.resolver.decide(pub)
+            self._walls[key] = time.perf_counter() - start
+            self.used += self._walls[key]
+            return d
+        box: dict[str, object] = {}
+
+        def work() -> None:
+            try:
+                box["decision"] = self.resolver.decide(pub)
+            except BaseException as exc:  # handed to the caller below
+                box["error"] = exc
+
+        self.resolver.cancel.clear()
+        self.resolver.deadline = start + limit
+        worker = threading.Thread(target=work, name="realtime-solve", daemon=True)
+        worker.start()
+        worker.join(max(limit - (time.perf_counter() - start), 0.0))
+        self.resolver.deadline = None
+        if worker.is_alive():
+            self._worker = worker
+            return self._timeout(pub, key, start, limit)
+        self._walls[key] = time.perf_counter() - start
+        self.used += self._walls[key]
+        if "error" in box:
+            raise box["error"]  # type: ignore[misc]
+        return box["decision"]  # type: ignore[return-value]
+
+    def _timeout(self, pub: State, key: tuple[int, str], start: float, limit: float) -> Decision:
+        self.resolver.cancel.set()
+        log.warning("round %d at %r: no decision within the %.2f s limit; playing the blueprint",
+                    pub.round, pub.betting_string(), limit)
+        d = self.resolver.blueprint_decision(pub, "timeout")
+        d.seconds = time.perf_counter() - start
+        self.resolver.memo[key] = d
+        self._walls[key] = d.seconds
+        self.used += d.seconds
+        return d
+
+    def _row(self, d: Decision, hole: Sequence[int]) -> np.ndarray:
+        p = d.probs[:, self.index[tuple(sorted((int(c) for c in hole), reverse=True))]].clip(min=0.0)
+        total = p.sum()
+        return p / total if total > 0 else np.full(len(p), 1.0 / len(p))
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        d = self.decision(view)
+        p = self._row(d, view.state.hole_cards[view.viewer])
+        return [(a, float(q)) for a, q in zip(d.actions, p) if q > 0]
+
+    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray:
+        d = self.decision(view)
+        if action not in d.actions:
+            return np.zeros(len(holes))
+        rows = np.array([self.index[tuple(sorted((int(c) for c in h), reverse=True))] for h in holes], dtype=np.int64)
+        p = d.probs[:, rows].clip(min=0.0)
+        total = p.sum(axis=0)
+        chosen = p[d.actions.index(action)]
+        return np.where(total > 0, chosen / np.where(total > 0, total, 1.0), 1.0 / len(d.actions))
 
     def act(self, view: MatchState) -> Action:
         start = time.perf_counter()
         state = view.state
-        pub = state.with_cards(hole_cards=((),) * self.game.num_players)
-        d = self.resolver.decide(pub)
-        hole = tuple(sorted((int(c) for c in state.hole_cards[view.viewer]), reverse=True))
-        p = d.probs[:, self.index[hole]].clip(min=0.0)
-        total = p.sum()
-        p = p / total if total > 0 else np.full(len(p), 1.0 / len(p))
+        d = self.decision(view)
+        p = self._row(d, state.hole_cards[view.viewer])
         action = d.actions[int(self.rng.choice(len(p), p=p))]
-        self.stats.append({"hand": self.hands, "round": state.round, "seconds": time.perf_counter() - start, "source": d.source,
-                           "gadget": d.gadget, "iterations": d.iterations, "nodes": d.nodes})
+        key = (int(state.current_player), public_key(state.with_cards(hole_cards=((),) * self.game.num_players)))
+        # the decision's own wall time when an earlier question (AIVAT, LBR) made it, else this call's
+        seconds = max(self._walls.pop(key, 0.0), time.perf_counter() - start)
+        record: dict[str, object] = {"hand": self.hands, "round": state.round, "seconds": seconds,
+                                     "source": d.source, "gadget": d.gadget, "iterations": d.iterations,
+                                     "nodes": d.nodes}
+        self.stats.append(record)
+        if self.stats_path:
+            with open(self.stats_path, "a") as f:
+                f.write(json.dumps({**record, "rss_mb": _rss_mb(),
+                                    "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}) + "\n")
         return action
 
 
+def _rss_mb() -> float:
+    """This process's resident memory now (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        with open("/proc/self/statm") as f:
+            pages = int(f.read().split()[1])
+    except (OSError, IndexError, ValueError):
+        return float("nan")
+    return pages * resource.getpagesize() / 2**20
+
+
+def untimed(config: RealtimeConfig) -> RealtimeConfig:
+    """``config`` without time limits: every solve runs its iterations (measurements independent of the load).
+
+    >>> untimed(RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve"}}})).round(1).time_budget
+    inf
+    """
+    from dataclasses import replace
+
+    rounds = tuple((r, replace(rc, time_budget=float("inf"))) for r, rc in config.rounds)
+    return replace(config, action_time_limit=float("inf"), hand_time_limit=0.0, rounds=rounds)
+
+
 def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: str = "realtime",
-               blueprint: str = "") -> RealtimeAgent:
-    """Factory for ``realtime.agent:make_agent?config=NAME`` (``blueprint=`` overrides the config's)."""
+               blueprint: str = "", stats: str = "", timed: str = "1") -> RealtimeAgent:
+    """Factory for ``realtime.agent:make_agent?config=NAME`` (``blueprint=`` overrides the config's, ``stats=PATH``
+    appends one JSON line per decision to PATH, ``timed=0`` lifts every time limit: see :func:`untimed`)."""
     if not config:
         raise PokerbotError("the real-time agent needs config=<configs/realtime-NAME.toml name or a TOML path>")
     cfg = RealtimeConfig.load(config)
+    if str(timed).lower() in ("0", "false", "no", "off"):
+        cfg = untimed(cfg)
     bp = Blueprint.load(resolve_path(blueprint or cfg.blueprint))
     if bp.game != game:
         raise PokerbotError(f"blueprint {cfg.blueprint!r} is for {bp.game.name}, the match plays {game.name}")
-    return RealtimeAgent(cfg, bp, seed=seed, name=name)
+    return RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats)

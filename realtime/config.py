@@ -5,7 +5,10 @@ One file per agent::
     name = "realtime-hunl-tiny"
     blueprint = "hunl-tiny"       # a run under $POKERBOT_HOME/blueprints/, or a blueprint.npz path
     seed = 0                      # translations, rollouts, sampling: the agent is deterministic for a seed
-    action_time_limit = 5.0       # seconds; a street whose budget would exceed it plays the blueprint
+    action_time_limit = 5.0       # seconds: the hard limit of one decision (the agent plays the blueprint,
+                                  # with a warning, if a solve is not done by then)
+    hand_time_limit = 0.0         # seconds per hand on average over the match (the ACPC dealer's t_per_hand,
+                                  # 7 s by default): a decision may use only what is left; 0: no such limit
 
     [leaves]                      # depth-limited streets only
     evaluator = "rollout"         # "rollout": rollouts of the blueprint's continuation strategies (hold'em);
@@ -128,6 +131,7 @@ class RealtimeConfig:
     name: str = "realtime"
     seed: int = 0
     action_time_limit: float = 5.0
+    hand_time_limit: float = 0.0
     leaves: LeavesConfig = LeavesConfig()
     rounds: tuple[tuple[int, RoundConfig], ...] = field(default_factory=tuple)
 
@@ -151,6 +155,7 @@ class RealtimeConfig:
         """A digest of everything that changes a solution (names the preflop cache)."""
         d = asdict(self)
         d.pop("action_time_limit")
+        d.pop("hand_time_limit")
         for _, c in d["rounds"]:
             c.pop("time_budget")
             c.pop("min_iterations")
@@ -158,7 +163,7 @@ class RealtimeConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RealtimeConfig:
-        known = {"name", "blueprint", "seed", "action_time_limit", "leaves", "round"}
+        known = {"name", "blueprint", "seed", "action_time_limit", "hand_time_limit", "leaves", "round"}
         extra = set(data) - known
         if extra:
             raise RealtimeConfigError(f"unknown key(s) {', '.join(sorted(extra))}; expected {', '.join(sorted(known))}")
@@ -182,8 +187,11 @@ class RealtimeConfig:
         limit = data.get("action_time_limit", 5.0)
         if not isinstance(seed, int) or not isinstance(limit, (int, float)) or not limit > 0:
             raise RealtimeConfigError(f"seed must be an integer and action_time_limit positive, got {seed!r}, {limit!r}")
+        per_hand = data.get("hand_time_limit", 0.0)
+        if not isinstance(per_hand, (int, float)) or per_hand < 0:
+            raise RealtimeConfigError(f"hand_time_limit must be seconds >= 0 (0: none), got {per_hand!r}")
         cfg = cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
-                  action_time_limit=float(limit), leaves=leaves, rounds=tuple(rounds))
+                  action_time_limit=float(limit), hand_time_limit=float(per_hand), leaves=leaves, rounds=tuple(rounds))
         if cfg.network_rounds() and not leaves.model:
             raise RealtimeConfigError(f"round(s) {cfg.network_rounds()} use network leaves: leaves.model must name the "
                                       "leaf-value model (a name under $POKERBOT_HOME/leafnet/ or a model directory)")

@@ -23,6 +23,7 @@ choice keeps the strategy a behaviour strategy that can be measured exactly).
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import numpy as np
 
@@ -114,6 +115,19 @@ def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
 def blueprint_exploitability(policy: BlueprintPolicy, opponent: Menu | None = None) -> float:
     """The blueprint's (with translation) exact exploitability in mbb/g, measured as :func:`exploitability`."""
     return _exploitability(policy, opponent, policy.probabilities)
+
+
+def small_deck_game(ranks: int, directory: str | Path) -> Path:
+    """``nlfh-small`` (no-limit flop hold'em, 3 suits, 20 big blinds) with ``ranks`` ranks, written as a .game file
+    in ``directory``: ``ranks = 6`` is nlfh-small itself; 3 ranks (9 cards, 36 hands, 35 flops) measures in minutes."""
+    from pokerbot.gamedef import load_game
+
+    text = load_game("nlfh-small").to_text()
+    if "numRanks = 6" not in text:
+        raise ValueError("nlfh-small's definition changed: it no longer has numRanks = 6")
+    path = Path(directory) / f"nlfh-{ranks}ranks.game"
+    path.write_text(text.replace("numRanks = 6", f"numRanks = {ranks}"))
+    return path
 
 
 def blueprint_from_strategy(blueprint: Blueprint, tree: PublicTree, strat: np.ndarray) -> Blueprint:

@@ -249,3 +249,93 @@ def test_the_real_off_tree_action_is_a_branch_and_the_policy_is_the_blueprint(bl
         agent.begin_hand(view)
         got_actions, got = agent._decision(view)
         assert got_actions == actions and np.allclose(got, probs[:, h])
+
+
+def time_config(**round1) -> RealtimeConfig:
+    r1 = {"mode": "solve", "gadget": "unsafe", "iterations": 10**6, "min_iterations": 1, "time_budget": 1000.0,
+          **round1}
+    return RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 0.5, "round": {"1": r1}})
+
+
+def flop_view(blueprint, seat: int = 0) -> MatchState:
+    from pokerbot.state import CALL
+
+    game = blueprint.game
+    holes, board = deal(game, random.Random(5))
+    state = State.initial(game, hole_cards=holes, board_cards=board).apply(CALL).apply(CALL)
+    return MatchState(seat, state)
+
+
+def test_a_solve_stops_at_the_limit_and_plays_its_current_average(blueprint):
+    agent = RealtimeAgent(time_config(), blueprint, seed=0)
+    view = flop_view(blueprint)
+    agent.begin_hand(view)
+    d = agent.decision(view)
+    # a million iterations were asked; the 0.5 s limit stopped the solve, which played what it had
+    assert d.source == "solve" and 1 <= d.iterations < 10**6
+    assert d.probs.shape == (len(d.actions), len(agent.resolver.universe))
+    assert np.allclose(d.probs[:, d.probs.sum(axis=0) > 0].sum(axis=0), 1.0)
+
+
+def test_past_the_hard_limit_the_agent_plays_the_blueprint_and_cancels_the_solve(blueprint, caplog, monkeypatch):
+    agent = RealtimeAgent(time_config(), blueprint, seed=0)
+    view = flop_view(blueprint)
+    agent.begin_hand(view)
+    real_solve = agent.resolver._solve
+    waited: list[bool] = []
+
+    def stuck(state, us, rc):  # a precomputation that cannot stop midway, then the real solve
+        waited.append(agent.resolver.cancel.wait(5.0))
+        return real_solve(state, us, rc)
+
+    monkeypatch.setattr(agent.resolver, "_solve", stuck)
+    with caplog.at_level(logging.WARNING, logger="realtime"):
+        action = agent.act(view)
+    assert "no decision within" in caplog.text
+    d = agent.decision(view)
+    assert d.source == "timeout" and action in d.actions
+    actions, probs = agent.resolver.policy.probabilities(view.state)
+    assert d.actions == actions and np.allclose(d.probs, probs)
+    assert agent.stats[-1]["source"] == "timeout"
+    agent._worker.join(10.0)
+    # the cancelled solve ended early (cancel seen, not the 5 s wait) and did not replace what was played
+    assert waited == [True] and not agent._worker.is_alive()
+    assert agent.decision(view) is d
+
+
+def test_the_hand_time_limit_shrinks_the_decision_limit(blueprint, caplog):
+    cfg = time_config()
+    cfg = RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 0.5, "hand_time_limit": 0.3,
+                                    "round": {"1": dict(cfg.round(1).__dict__, mode="solve")}})
+    agent = RealtimeAgent(cfg, blueprint, seed=0)
+    view = flop_view(blueprint)
+    agent.begin_hand(view)
+    assert agent.time_limit() == pytest.approx(0.3)
+    agent.used = 0.25
+    assert agent.time_limit() == pytest.approx(0.05)
+    agent.used = 1.0  # over the match's budget: no time to solve at all
+    with caplog.at_level(logging.WARNING, logger="realtime"):
+        assert agent.decision(view).source == "timeout"
+    with pytest.raises(RealtimeConfigError, match="hand_time_limit"):
+        RealtimeConfig.from_dict({"blueprint": "x", "hand_time_limit": -1})
+
+
+def test_the_reported_policy_is_the_one_played(blueprint):
+    agent = RealtimeAgent(config("resolve", 30), blueprint, seed=0)
+    view = flop_view(blueprint, seat=0)
+    agent.begin_hand(view)
+    dist = dict(agent.action_distribution(view))
+    assert sum(dist.values()) == pytest.approx(1.0)
+    universe = agent.resolver.universe
+    mine = tuple(view.state.hole_cards[0])
+    holes = [mine] + [tuple(int(c) for c in h) for h in universe[:4]]
+    for action, p in dist.items():
+        got = agent.action_probabilities(view, holes, action)
+        assert got[0] == pytest.approx(p)
+        assert ((got >= 0) & (got <= 1)).all()
+    counts: dict = {}
+    for _ in range(400):
+        a = agent.act(view)
+        counts[a] = counts.get(a, 0) + 1
+    for action, p in dist.items():
+        assert abs(counts.get(action, 0) / 400 - p) < 0.1
