@@ -65,6 +65,8 @@ from pokerbot.state import CALL, Action, ActionType, State
 
 #: Deals sampled to estimate the bucket transitions (a few seconds for hold'em).
 DEFAULT_SAMPLES = 2_000_000
+#: The most memory the transition tables may take (the 200-bucket ``default`` cards would need ~100 GB).
+MAX_TABLE_BYTES = 4e9
 
 
 class BlueprintValueError(PokerbotError, ValueError):
@@ -136,17 +138,26 @@ def transition_tables(
     return T, U, W
 
 
+def transition_bytes(num_buckets: Sequence[int]) -> int:
+    """Bytes of the dense tables :func:`transition_tables` builds (each round's pair-to-pair counts,
+    probabilities and, into the last round, its results): ``(b_r b_{r+1})^2`` floats per round,
+    three times over. 12 buckets a round: a few MB; 200: tens of GB."""
+    rounds = len(num_buckets)
+    return sum(3 * 8 * (int(num_buckets[r]) * int(num_buckets[r + 1])) ** 2 for r in range(rounds - 1))
+
+
 class BlueprintValue(EquityValue):
     """Player 0's expected chips when both players follow ``blueprint`` from the state on (see the module).
 
-    ``samples`` deals (seeded by ``seed``) estimate the bucket transitions, kept
+    ``samples`` deals (seeded by ``seed``) estimate the bucket transitions (dense tables, refused with
+    :class:`BlueprintValueError` above ``max_table_bytes``: fine for coarse abstractions only), kept
     (``cache``) in ``$POKERBOT_HOME/aivat/`` by the tree's signature, the card
     abstraction, ``samples`` and ``seed``; ``equity_options`` go to
     :class:`EquityValue` (all-in showdowns before the last round).
     """
 
     def __init__(self, blueprint: Blueprint, samples: int = DEFAULT_SAMPLES, seed: int = 0, cache: bool = True,
-                 **equity_options: object) -> None:
+                 max_table_bytes: float = MAX_TABLE_BYTES, **equity_options: object) -> None:
         super().__init__(seed=seed, **equity_options)  # type: ignore[arg-type]
         game = blueprint.game
         if game.num_players != 2:
@@ -159,6 +170,12 @@ class BlueprintValue(EquityValue):
         self.cards = make_cards(blueprint.cards_name, game)
         self.num_buckets = tuple(int(b) for b in self.tree.num_buckets)
         self.last = game.num_rounds - 1
+        need = transition_bytes(self.num_buckets)
+        if need > max_table_bytes:
+            raise BlueprintValueError(
+                f"a blueprint value for {blueprint.cards_name!r} buckets {list(self.num_buckets)} needs dense bucket-pair "
+                f"transition tables of {need / 1e9:.1f} GB (limit {max_table_bytes / 1e9:.1f} GB): use value = "
+                "\"fitted\" or a blueprint with a coarser card abstraction (such as hunl-tiny)")
         self.T, self.U, self.W = self._transitions(samples, seed, cache)
         self.F, self.S = self._backward_induction()
         self.mapper = TreeMapper(self.tree)

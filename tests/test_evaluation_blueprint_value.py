@@ -185,3 +185,14 @@ def test_bad_input():
     with pytest.raises(BlueprintValueError):
         make_value("blueprint", game)
     assert type(make_value("equity", game)).__name__ == "EquityValue"
+
+
+def test_tables_too_large_for_memory_are_refused(leduc: tuple[Blueprint, BlueprintValue]):
+    """Dense bucket-pair transitions grow as buckets^4: the 200-bucket hold'em cards would need ~100 GB."""
+    from evaluation.blueprint_value import transition_bytes
+
+    assert transition_bytes((169, 12, 12, 12)) == 3 * 8 * ((169 * 12) ** 2 + 2 * 144 ** 2)
+    assert transition_bytes((169, 200, 200, 200)) > 100e9
+    bp, _ = leduc
+    with pytest.raises(BlueprintValueError, match="transition tables"):
+        BlueprintValue(bp, samples=1000, cache=False, max_table_bytes=1000)
