@@ -16,7 +16,7 @@ minutes). The full-size runs of docs/evaluation.md, each a plain call (run long 
 
     python -c "from bench.bench_aivat import value_cut; value_cut(1000, 'blueprint', seed=1)"
     python -c "from bench.bench_aivat import lbr_run; lbr_run(4000, seed=101, actions='FCPA')"
-    python -c "from bench.bench_aivat import lbr_summary; lbr_summary('FCPA')"
+    python -c "from bench.bench_aivat import lbr_summary; lbr_summary('FCPA', seeds=(101, 102))"
     python -c "from bench.bench_aivat import acpc_check; acpc_check(2000, seed=11)"
     python -c "from bench.bench_aivat import lbr_baselines; lbr_baselines(1000, seed=7)"
 
@@ -186,15 +186,18 @@ def lbr_run(hands: int, seed: int, actions: str = "FCPA", chunk: int = LBR_CHUNK
     return files
 
 
-def lbr_summary(actions: str = "FCPA") -> dict:  # type: ignore[type-arg]
-    """Pool every saved chunk of ``actions``: LBR's mbb/g (95% CI over duplicate pairs) and per-hand std,
-    plain and with each value function. Returns {"chips"|value: WinRate}."""
+def lbr_summary(actions: str = "FCPA", seeds: Sequence[int] = ()) -> dict:  # type: ignore[type-arg]
+    """Pool the saved chunks of ``actions`` (those of the runs ``lbr_run(..., seed=S)`` for S in ``seeds``; every
+    chunk when empty): LBR's mbb/g (95% CI over duplicate pairs) and per-hand std, plain and with each value
+    function. Returns {"chips"|value: WinRate}."""
     from evaluation.stats import win_rate
     from pokerbot.gamedef import load_game
 
     _settings(actions)
     game = load_game("hunl")
-    parts = [np.load(f) for f in sorted((results_dir() / f"lbr-{actions}").glob("seed*-hands*.npz"))]
+    files = sorted((results_dir() / f"lbr-{actions}").glob("seed*-hands*.npz"))
+    run_seed = [int(f.name.removeprefix("seed").split("-")[0]) % CHUNK_SEED_STRIDE for f in files]
+    parts = [np.load(f) for f, s in zip(files, run_seed) if not seeds or s in seeds]
     if not parts:
         print(f"LBR {actions}: no chunks under {results_dir()}; run lbr_run first")
         return {}
@@ -263,7 +266,7 @@ def main() -> None:
         return
     value_cut(hands, "blueprint", seed=1)
     lbr_run(hands // 2, seed=1, actions="FCPA", chunk=LBR_CHUNK // 2)
-    lbr_summary("FCPA")
+    lbr_summary("FCPA", seeds=(1,))
     acpc_check(hands, seed=11)
 
 
