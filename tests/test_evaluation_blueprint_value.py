@@ -159,15 +159,9 @@ def test_vectorised_raise_mapping_matches_the_mapper(leduc_nl: tuple[Blueprint, 
             assert abs(vals[sizes == z][0] - v.value(s.apply(Action(ActionType.RAISE, int(z))))) < 1e-12
 
 
-def test_hunl_blueprint_value_in_a_match():
-    """The tiny HUNL blueprint against itself: AIVAT with its own values cuts the standard deviation."""
-    from blueprint.agent import resolve_path
-    from pokerbot.errors import CheckpointError
-
-    try:
-        path = resolve_path("hunl-tiny")
-    except CheckpointError:
-        pytest.skip("needs the hunl-tiny blueprint (pokerbot demo builds it)")
+def test_hunl_blueprint_value_in_a_match(hunl_tiny_home):
+    """A (short-trained) tiny HUNL blueprint against itself: AIVAT with its own values cuts the standard deviation."""
+    path = hunl_tiny_home / "blueprints" / "hunl-tiny" / "blueprint.npz"
     game = load_game("hunl")
     v = BlueprintValue.load(path)  # the default tables, cached in $POKERBOT_HOME/aivat after the first use
     a = BlueprintAgent(Blueprint.load(path), seed=1)

@@ -201,18 +201,8 @@ def test_hunl_flop_subgame_with_network_leaves(tmp_path, hunl_tiny_home, monkeyp
 # --- the real-time agent with network leaves (its [leaves] config) ---------------------------------------------
 
 
-def _hunl_blueprint():  # type: ignore[no-untyped-def]
-    from blueprint.model import Blueprint
-    from blueprint.storage import blueprint_dir
-
-    path = blueprint_dir("hunl-tiny") / "blueprint.npz"
-    if not path.is_file():
-        pytest.skip("needs the hunl-tiny blueprint (pokerbot demo)")
-    return Blueprint.load(path)
-
-
 @pytest.fixture(scope="module")
-def hunl_model(tmp_path_factory):  # type: ignore[no-untyped-def]
+def hunl_model(tmp_path_factory, hunl_tiny_home):  # type: ignore[no-untyped-def]
     """The hunl-tiny blueprint and an (untrained, small) flop leaf-value model built for it and its K = 4 bias set.
 
     Untrained weights are enough to check the wiring (the agent's config selects it, legal deterministic play,
@@ -222,7 +212,9 @@ def hunl_model(tmp_path_factory):  # type: ignore[no-untyped-def]
     from blueprint.leafnet import make_model
     from realtime.network_leaves import blueprint_identity, holdem_classes
 
-    bp = _hunl_blueprint()
+    from blueprint.model import Blueprint
+
+    bp = Blueprint.load(hunl_tiny_home / "blueprints" / "hunl-tiny" / "blueprint.npz")
     spec = FeatureSpec()
     conts = bias_strategies(bp.tree, bp.strategy, 10.0, 4)
     meta = {"spec": spec.as_dict(), "choices": [4, 4], "classes": holdem_classes(bp), "game": "hunl", "hidden": [8],
@@ -267,7 +259,7 @@ def test_the_agent_with_network_leaves_plays_hunl_legally_and_deterministically(
 
         agent.resolver.decide = spy  # type: ignore[method-assign]
         opp = make_agent("call", bp.game, seed=6)
-        res = play_match(agent, opp, bp.game, 2, seed=11, duplicate=True, progress=False)
+        res = play_match(agent, opp, bp.game, 6, seed=11, duplicate=True, progress=False)
         assert "repaired" not in res.extra  # no illegal action
         runs.append((res.chips.tolist(), [(s["round"], s["source"], s["iterations"]) for s in agent.stats]))
         assert solved and all(isinstance(d.solution.leaves, NetworkLeafEvaluator) for d in solved)
