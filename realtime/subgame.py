@@ -19,7 +19,6 @@
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Sequence
 from functools import lru_cache
 
@@ -247,31 +246,6 @@ def sampled_equity(tree: PublicTree, board_id: int, samples: int, seed: int) -> 
     """:func:`pokerbot.solver.leaves.equity_table` estimated from ``samples`` run-outs drawn without
     replacement (all of them when there are no more): the all-in leaves of a flop subgame need
     1,176 run-outs x 1,326^2 hand pairs exactly, too slow per decision on 2 cores."""
-    import math
+    from pokerbot.solver.leaves import runout_equity
 
-    from pokerbot.solver import kernels as K
-    from pokerbot.solver.strength import hand_strengths
-
-    game = tree.game
-    board = [c for g in tree.boards[board_id] for c in g]
-    missing = game.total_board_cards - len(board)
-    remaining = [c for c in sorted(game.deck()) if c not in set(board)]
-    runouts = list(itertools.combinations(remaining, missing))
-    if len(runouts) > samples:
-        pick = np.random.default_rng(seed).choice(len(runouts), size=samples, replace=False)
-        chosen = [runouts[i] for i in sorted(pick)]
-    else:
-        chosen = runouts
-    strengths = []
-    for p in range(2):
-        hands = np.ascontiguousarray(tree.hands[p], dtype=np.int64)
-        s = np.empty((len(chosen), hands.shape[0]), dtype=np.int32)
-        for i, r in enumerate(chosen):
-            s[i] = hand_strengths(hands, np.array(board + list(r), dtype=np.int64))
-        strengths.append(s)
-    out = np.zeros(tree.num_hands)
-    vb = (tree.valid[0][board_id], tree.valid[1][board_id])
-    K.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], vb[0], vb[1], out)
-    free = game.deck_size - len(board) - 2 * game.num_hole_cards
-    out /= math.comb(free, missing) * len(chosen) / len(runouts)
-    return out * vb[0][:, None] * vb[1][None, :]
+    return runout_equity(tree, board_id, samples, seed)

@@ -82,8 +82,14 @@ def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
     Cached on the tree. Cost: run-outs x H0 x H1 comparisons (HUNL flop: 1,081 x 1,176^2).
     """
     cache = tree.__dict__.setdefault("_equity_cache", {})
-    if board_id in cache:
-        return cache[board_id]
+    if board_id not in cache:
+        cache[board_id] = runout_equity(tree, board_id)
+    return cache[board_id]
+
+
+def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, seed: int = 0) -> np.ndarray:
+    """:func:`equity_table` (not cached), or with ``samples`` its estimate from that many run-outs drawn
+    without replacement (seeded; all of them when there are no more)."""
     from pokerbot.solver.strength import hand_strengths
 
     game = tree.game
@@ -91,22 +97,24 @@ def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
     missing = game.total_board_cards - len(board)
     remaining = [c for c in sorted(game.deck()) if c not in set(board)]
     runouts = list(itertools.combinations(remaining, missing))
+    chosen = runouts
+    if samples is not None and len(runouts) > samples:
+        pick = np.random.default_rng(seed).choice(len(runouts), size=samples, replace=False)
+        chosen = [runouts[i] for i in sorted(pick)]
     strengths = []
     for p in range(2):
         hands = np.ascontiguousarray(tree.hands[p], dtype=np.int64)
-        s = np.empty((len(runouts), hands.shape[0]), dtype=np.int32)
-        for i, r in enumerate(runouts):
+        s = np.empty((len(chosen), hands.shape[0]), dtype=np.int32)
+        for i, r in enumerate(chosen):
             s[i] = hand_strengths(hands, np.array(board + list(r), dtype=np.int64))
         strengths.append(s)
-    k = game.num_hole_cards
-    free = game.deck_size - len(board) - 2 * k
+    free = game.deck_size - len(board) - 2 * game.num_hole_cards
     out = np.zeros(tree.num_hands)
-    K.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], tree.valid[0][board_id],
-                    tree.valid[1][board_id], out)
-    out /= math.comb(free, missing)
+    valid = (tree.valid[0][board_id], tree.valid[1][board_id])
+    K.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], valid[0], valid[1], out)
+    out /= math.comb(free, missing) * len(chosen) / len(runouts)
     # Hands blocked by the board itself never reach this leaf; zero them for clarity.
-    out *= tree.valid[0][board_id][:, None] * tree.valid[1][board_id][None, :]
-    cache[board_id] = out
+    out *= valid[0][:, None] * valid[1][None, :]
     return out
 
 
