@@ -20,17 +20,11 @@ import tempfile
 import time
 
 import numpy as np
+from bench.timing import best_time as _best
 
 REPEATS = 3
 
 
-def _best(fn, repeats: int = REPEATS) -> float:
-    best = float("inf")
-    for _ in range(repeats):
-        t = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t)
-    return best
 
 
 def bench_indexer() -> None:

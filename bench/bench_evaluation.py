@@ -18,7 +18,6 @@ time excludes waiting for a core); each is the best of a few repetitions.
 from __future__ import annotations
 
 import os
-import time
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
@@ -27,20 +26,12 @@ import numpy as np  # noqa: E402
 from bench.pinning import one_cpu  # noqa: E402
 from pokerbot.cards import parse_cards  # noqa: E402
 from pokerbot.gamedef import load_game  # noqa: E402
+from bench.timing import best_times as _best
 
 REPEATS = 3
 BLUEPRINT = "blueprint.agent:make_agent?path=hunl-tiny"
 
 
-def _best(fn, repeats: int = REPEATS) -> tuple[float, float]:  # type: ignore[no-untyped-def]
-    """(best wall seconds, best CPU seconds) of ``fn()``."""
-    walls, cpus = [], []
-    for _ in range(repeats):
-        w, c = time.perf_counter(), time.process_time()
-        fn()
-        walls.append(time.perf_counter() - w)
-        cpus.append(time.process_time() - c)
-    return min(walls), min(cpus)
 
 
 def bench_equity() -> None:

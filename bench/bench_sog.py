@@ -27,15 +27,9 @@ from realtime.sog.network import CVPN, NetworkValue, features
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import GTCFR, PublicGame
 from realtime.sog.values import ExactValue
+from bench.timing import best_time as _best
 
 
-def _best(fn, repeats: int = 3) -> float:  # type: ignore[no-untyped-def]
-    best = float("inf")
-    for _ in range(repeats):
-        t0 = time.perf_counter()
-        fn()
-        best = min(best, time.perf_counter() - t0)
-    return best
 
 
 def main() -> None:

@@ -8,17 +8,11 @@ Run: ``python -m bench stackelberg``.
 from __future__ import annotations
 
 import time
+from bench.timing import best_time as _best
 
 REPEATS = 3
 
 
-def _best(fn) -> float:  # type: ignore[no-untyped-def]
-    out = []
-    for _ in range(REPEATS):
-        t0 = time.perf_counter()
-        fn()
-        out.append(time.perf_counter() - t0)
-    return min(out)
 
 
 def main() -> None:
