@@ -229,7 +229,8 @@ class Resolver:
             prev = rep.prev[-1]
         depth = None if rc.depth_limit < 0 else rc.depth_limit
         uni = (self.universe, self.universe)
-        tree = build_tree(self.game, SubgameMenu(self.policy, state), root=root, hands=uni, depth_limit=depth)
+        menu = SubgameMenu(self.policy, state, rc.extra_menu(), us)
+        tree = build_tree(self.game, menu, root=root, hands=uni, depth_limit=depth)
         if depth == 0:
             # A tree cut at the end of its round has one board; its all-in equity tables depend only on that
             # board (the hand list is always the universe): share them between the subgames of a hand.

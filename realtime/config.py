@@ -32,6 +32,9 @@ One file per agent::
     time_budget = 4.0             # seconds per decision for this round
     depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
     leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator)
+    sizes = ""                    # more bet sizes for the agent in this round's subgames, on top of the
+                                  # blueprint's: a bet menu line (pokerbot.menus.menu_from_spec), e.g.
+                                  # "pot 0.5,0.75 all_in=0 max_raises=1" (the opening bet only); "": none
     drop_half = true              # leave the first half of the iterations out of the average (Modicum)
     cache = false                 # keep solutions on disk by action sequence (the preflop cache)
     reuse = false                 # true: keep playing the last solution while the hand stays on its tree
@@ -53,6 +56,7 @@ from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
+from pokerbot.menus import BetMenuFn, MenuError, menu_from_spec
 from pokerbot.solver.cfr import ALGORITHMS
 from pokerbot.solver.gadgets import GADGETS
 
@@ -81,6 +85,7 @@ class RoundConfig:
     cache: bool = False
     reuse: bool = False
     leaves: str = ""
+    sizes: str = ""
 
     def check(self, where: str) -> RoundConfig:
         if self.mode not in ("solve", "blueprint"):
@@ -101,7 +106,16 @@ class RoundConfig:
         if self.leaves not in ("",) + LEAF_EVALUATORS:
             raise RealtimeConfigError(f"{where}.leaves must be '' (the [leaves] evaluator), 'rollout' or 'network', "
                                       f"got {self.leaves!r}")
+        if self.sizes:
+            try:
+                menu_from_spec(self.sizes)
+            except MenuError as exc:
+                raise RealtimeConfigError(f"{where}.sizes: {exc}") from None
         return self
+
+    def extra_menu(self) -> BetMenuFn | None:
+        """The menu of :attr:`sizes` (None when the round adds no size)."""
+        return menu_from_spec(self.sizes) if self.sizes else None
 
 
 @dataclass(frozen=True)

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from blueprint.model import Blueprint, make_cards
-from pokerbot.solver.best_response import best_response_values, uniform_strategy
+from pokerbot.solver.best_response import best_response_values, expected_value, uniform_strategy
 from pokerbot.solver.gadgets import node_state
 from pokerbot.solver.tree import PublicTree, action_text, build_tree
 from pokerbot.state import CALL, FOLD, Action, State, raise_to
@@ -49,27 +49,43 @@ def EVERY_SIZE(state: State) -> list[Action]:  # noqa: N802 - a constant-like me
 
 
 class EvalMenu:
-    """The menu of a seat's evaluation tree: the abstraction's actions for ``seat``, ``opponent`` plus the
-    abstraction's for the other player."""
+    """The menu of a seat's evaluation tree: the abstraction's actions (plus ``own``'s, the sizes the agent adds
+    in its subgames) for ``seat``, ``opponent`` plus the abstraction's for the other player."""
 
-    def __init__(self, policy: BlueprintPolicy, seat: int, opponent: Menu | None) -> None:
+    def __init__(self, policy: BlueprintPolicy, seat: int, opponent: Menu | None, own: Menu | None = None) -> None:
         self.policy = policy
         self.seat = seat
         self.opponent = opponent
+        self.own = own
 
     def __call__(self, state: State) -> list[Action]:
         own = self.policy.actions(state)
-        if state.current_player == self.seat or self.opponent is None:
+        if state.current_player == self.seat:
+            if self.own is not None:
+                own = own + [a for a in self.own(state) if a not in own]
+            return own
+        if self.opponent is None:
             return own
         out = list(self.opponent(state))
         out.extend(a for a in own if a not in out)
         return out
 
 
-def eval_tree(policy: BlueprintPolicy, seat: int, opponent: Menu | None) -> PublicTree:
+def eval_tree(policy: BlueprintPolicy, seat: int, opponent: Menu | None, own: Menu | None = None) -> PublicTree:
     """The evaluation tree of ``seat`` (hands: the game's whole hand list)."""
     uni = hand_universe(policy.game)
-    return build_tree(policy.game, EvalMenu(policy, seat, opponent), hands=(uni, uni))
+    return build_tree(policy.game, EvalMenu(policy, seat, opponent, own), hands=(uni, uni))
+
+
+def agent_sizes(resolver: Resolver) -> Menu:
+    """The sizes the agent adds to its subgames at a state (its round's ``sizes``), as a menu."""
+
+    def menu(state: State) -> list[Action]:
+        rc = resolver.config.round(state.round)
+        extra = rc.extra_menu() if rc.mode == "solve" else None
+        return [] if extra is None else extra(state)
+
+    return menu
 
 
 def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Action], np.ndarray]]) -> np.ndarray:
@@ -92,29 +108,51 @@ def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Ac
 
 
 def _exploitability(policy: BlueprintPolicy, opponent: Menu | None,
-                    decide: Callable[[State], tuple[list[Action], np.ndarray]]) -> float:
+                    decide: Callable[[State], tuple[list[Action], np.ndarray]], own: Menu | None = None) -> float:
     total = 0.0
     for seat in range(2):
-        tree = eval_tree(policy, seat, opponent)
+        tree = eval_tree(policy, seat, opponent, own)
         strat = compose(tree, seat, decide)
         total += best_response_values(tree, strat)[1 - seat]
     return 1000.0 * total / 2.0 / policy.game.big_blind
 
 
-def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
-    """The agent's exact exploitability in mbb/g against an opponent with menu ``opponent``
-    (None: the abstraction's)."""
-
+def _decide(resolver: Resolver) -> Callable[[State], tuple[list[Action], np.ndarray]]:
     def decide(state: State) -> tuple[list[Action], np.ndarray]:
         d: Decision = resolver.decide(state)
         return d.actions, d.probs
 
-    return _exploitability(resolver.policy, opponent, decide)
+    return decide
+
+
+def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
+    """The agent's exact exploitability in mbb/g against an opponent with menu ``opponent``
+    (None: the abstraction's)."""
+    return _exploitability(resolver.policy, opponent, _decide(resolver), agent_sizes(resolver))
 
 
 def blueprint_exploitability(policy: BlueprintPolicy, opponent: Menu | None = None) -> float:
     """The blueprint's (with translation) exact exploitability in mbb/g, measured as :func:`exploitability`."""
     return _exploitability(policy, opponent, policy.probabilities)
+
+
+def head_to_head(resolver: Resolver) -> float:
+    """The agent's exact expected winnings against the blueprint it is built on, in mbb/g (both seats, each
+    half the time; the blueprint answers the agent's added sizes through translation to the more likely side)."""
+    policy = resolver.policy
+    total = 0.0
+    for seat in range(2):
+        tree = eval_tree(policy, seat, None, agent_sizes(resolver))
+        strat = compose(tree, seat, _decide(resolver))
+        theirs = compose(tree, 1 - seat, policy.probabilities)
+        nh = tree.num_hands[1 - seat]
+        for n in tree.decision_nodes[1 - seat]:
+            o = int(tree.slot[int(n)])
+            width = len(tree.node_labels(int(n))) * nh
+            strat[o : o + width] = theirs[o : o + width]
+        ev0 = expected_value(tree, strat)
+        total += ev0 if seat == 0 else -ev0
+    return 1000.0 * total / 2.0 / policy.game.big_blind
 
 
 def small_deck_game(ranks: int, directory: str | Path) -> Path:

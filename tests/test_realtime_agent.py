@@ -23,7 +23,7 @@ from pokerbot.solver.tree import PotFractionMenu
 from pokerbot.state import State
 from realtime.agent import RealtimeAgent, Resolver, make_agent
 from realtime.config import RealtimeConfig, RealtimeConfigError
-from realtime.exact import EVERY_SIZE, blueprint_exploitability, exploitability
+from realtime.exact import EVERY_SIZE, blueprint_exploitability, exploitability, head_to_head
 from realtime.subgame import BlueprintPolicy, find_node, hand_universe, sampled_equity
 from tests.conftest import deal
 
@@ -91,6 +91,29 @@ def test_every_legal_size_in_a_short_stacked_leduc(tmp_path):
     translated = blueprint_exploitability(BlueprintPolicy(bp), EVERY_SIZE)
     agent = exploitability(Resolver(config("resolve"), bp), EVERY_SIZE)
     assert agent < translated, (agent, translated)
+
+
+def test_head_to_head_against_the_blueprint_is_exact(blueprint):
+    """The blueprint played through the agent wins exactly nothing against itself; the re-solving agent wins."""
+    assert abs(head_to_head(Resolver(RealtimeConfig.from_dict({"blueprint": "unused"}), blueprint))) < 1e-9
+    assert head_to_head(Resolver(config("resolve"), blueprint)) > 5.0  # measured +16.2 mbb/g
+
+
+def test_added_sizes_are_the_agents_own_and_stay_safe(blueprint, base):
+    """``sizes`` adds bets to the agent's side of its subgames: it plays them, the composed strategy stays no
+    more exploitable than the blueprint, and it still beats the blueprint. A no-op size changes nothing."""
+    on, _ = base
+    plain = Resolver(config("maxmargin"), blueprint)
+    sized = Resolver(config("maxmargin", sizes="pot 0.5 all_in=0 max_raises=1"), blueprint)
+    expl = exploitability(sized)
+    exploitability(plain)
+    extra = {str(a) for d in sized.memo.values() for a in d.actions} - {str(a) for d in plain.memo.values()
+                                                                        for a in d.actions}
+    assert extra, "the agent never offered itself the added size"
+    assert expl <= on + 1.0, (expl, on)  # measured 76.6 (blueprint 126.2)
+    assert head_to_head(sized) > 5.0  # measured +33.2
+    noop = Resolver(config("resolve", sizes="pot 1 all_in=0 max_raises=1"), blueprint)  # pot is already there
+    assert exploitability(noop) == pytest.approx(exploitability(Resolver(config("resolve"), blueprint)), abs=1e-9)
 
 
 def test_decisions_are_deterministic_and_the_hand_stays_on_the_subgame(blueprint):
@@ -161,6 +184,8 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
         RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"gadget": "magic"}}})
     with pytest.raises(RealtimeConfigError, match="unknown key"):
         RealtimeConfig.from_dict({"blueprint": "x", "speed": 3})
+    with pytest.raises(RealtimeConfigError, match="sizes"):
+        RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"sizes": "half pot please"}}})
     with pytest.raises(RealtimeConfigError, match="no real-time config"):
         RealtimeConfig.load(tmp_path / "missing.toml")
     with pytest.raises(PokerbotError, match="config="):
