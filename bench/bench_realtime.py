@@ -76,9 +76,13 @@ def exact_table() -> None:
     print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
 
 
+#: The agent's added sizes measured in the exact flop table (``sizes`` of a round: docs/realtime.md).
+SIZES = ("pot 0.5 all_in=0 max_raises=1", "pot 0.33,0.5,0.75 all_in=0 max_raises=1")
+
+
 def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
                       sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
-                      near_equilibrium: bool = True, richer: bool = True) -> None:
+                      near_equilibrium: bool = True, richer: bool = True, sizes: tuple[str, ...] = SIZES) -> None:
     """The exact table on small-deck no-limit flop hold'em (``ranks = 6``: ``nlfh-small``; fewer: smaller decks).
 
     Blueprint MCCFR x ``blueprint_iterations`` with the ``tiny`` menu; the agent plays the preflop from the
@@ -86,7 +90,8 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     ``iterations`` per decision, alternative values from the blueprint. Opponents: the abstraction's menu and
     a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
     decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
-    against unsafe: the negative control (``richer = False``: no richer-menu column). Each agent row composes
+    against unsafe: the negative control (``richer = False``: no richer-menu column); ``sizes``: rows with the
+    agent's added sizes. Every row also gives the agent's exact winnings against the blueprint. Each agent row composes
     ~10^3 (3 ranks) to ~3 x 10^4 (nlfh-small) decisions: minutes to tens of minutes.
     """
     from blueprint.config import BlueprintConfig
@@ -96,7 +101,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
     from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability,
-                                small_deck_game)
+                                head_to_head, small_deck_game)
     from realtime.subgame import BlueprintPolicy
 
     rich = PotFractionMenu((0.5, 0.75), True, 2)
@@ -107,15 +112,16 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
         t.train(progress=False)
         bp = t.blueprint()
 
-    def cfg(gadget: str, n: int) -> RealtimeConfig:
+    def cfg(gadget: str, n: int, sizes: str = "") -> RealtimeConfig:
         r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": n, "min_iterations": 1,
-             "algorithm": "dcfr", "time_budget": 1e9}
+             "algorithm": "dcfr", "time_budget": 1e9, "sizes": sizes}
         return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "round": {"1": r}})
 
     def row(label: str, resolver: Resolver, menus: tuple[object, ...] = (None,)) -> None:
         t0 = time.perf_counter()
         figures = " / ".join(f"{exploitability(resolver, m):.1f}" for m in menus)  # type: ignore[arg-type]
-        print(f"  {label:<44}{figures:>20}   ({time.perf_counter() - t0:.0f} s, {load()})", flush=True)
+        print(f"  {label:<44}{figures:>20}   vs the blueprint {head_to_head(resolver):+.1f}   "
+              f"({time.perf_counter() - t0:.0f} s, {load()})", flush=True)
 
     policy = BlueprintPolicy(bp)
     print(f"flop hold'em, {ranks} ranks x 3 suits, blueprint MCCFR x{blueprint_iterations:,} (tiny menu); exact "
@@ -127,6 +133,8 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
             (None, rich) if i == 0 and richer else (None,))
     for n in sweep:
         row(f"agent, flop resolve x{n}", Resolver(cfg("resolve", n), bp))
+    for extra in sizes:
+        row(f"agent, flop resolve x{iterations} + {extra.split()[1]}", Resolver(cfg("resolve", iterations, extra), bp))
     if near_equilibrium:
         tree = eval_tree(policy, 0, None)
         solver = Solver(tree, "cfr+")
@@ -245,7 +253,7 @@ def main() -> None:
         exact_table()
     if "flop" in parts:
         exact_flop_holdem(ranks=3, sweep=(5, 200))
-        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False)
+        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False, sizes=())
     if "hunl" in parts:
         hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
              os.environ.get("RT_BLUEPRINT", "hunl-tiny"))

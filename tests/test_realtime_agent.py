@@ -194,6 +194,17 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
     assert hand_universe(load_game("hunl")).shape == (1326, 2)
 
 
+def test_shipped_agent_files_parse():
+    from pathlib import Path
+
+    files = sorted((Path(__file__).resolve().parent.parent / "configs").glob("realtime-*.toml"))
+    assert len(files) >= 5
+    for path in files:
+        cfg = RealtimeConfig.load(path)
+        assert any(c.mode == "solve" for _, c in cfg.rounds), path
+    assert RealtimeConfig.load("hunl-tiny-river-sized").round(3).extra_menu() is not None
+
+
 def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_path):
     from evaluation.match import play_match
     from pokerbot.bots import make_agent as make_spec_agent
