@@ -52,6 +52,7 @@ import hashlib
 import json
 import tomllib
 from dataclasses import asdict, dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -115,7 +116,12 @@ class RoundConfig:
 
     def extra_menu(self) -> BetMenuFn | None:
         """The menu of :attr:`sizes` (None when the round adds no size)."""
-        return menu_from_spec(self.sizes) if self.sizes else None
+        return _menu(self.sizes) if self.sizes else None
+
+
+@lru_cache(maxsize=64)
+def _menu(spec: str) -> BetMenuFn:
+    return menu_from_spec(spec)  # parsed once per line: the exact evaluation asks at every state
 
 
 @dataclass(frozen=True)
