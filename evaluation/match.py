@@ -24,10 +24,12 @@ from __future__ import annotations
 import io
 import math
 import os
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -225,6 +227,21 @@ def play_match(
                        t_response_ms, on_hand, coalesce, one_cpu, on_state)
 
 
+@contextmanager
+def held_interrupts(hold: bool = True) -> Iterator[None]:
+    """Hold SIGINT and SIGTERM until the block ends (main thread, POSIX), so that a few statements that must
+    happen together (a hand's log line and the count of finished hands) are not split by Ctrl-C; the signal is
+    delivered as the block ends."""
+    if not hold or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
+
+
 def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
                 t_response_ms, on_hand, coalesce, one_cpu, on_state=None):  # type: ignore[no-untyped-def]
     chips = np.zeros(hands, dtype=np.float64)
@@ -262,16 +279,17 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
                     repaired[player_to_seat(2, p0, actor)] += 1
                 state = state.apply(action)
             values = state.payoffs()
-            log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
+            chips[hand] = values[seat_to_player(2, p0, 0)]
+            with held_interrupts(log_path is not None):  # a logged hand is a finished hand, even under Ctrl-C
+                log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
+                done = hand + 1
             for seat in range(2):
                 player = seat_to_player(2, p0, seat)
                 if hooks_end[seat]:
                     seats[seat].end_hand(_view(state, player))
                 totals[seat] += values[player]
-            chips[hand] = values[seat_to_player(2, p0, 0)]
             if on_state is not None:
                 on_state(hand, state, seat_to_player(2, p0, 0))
-            done = hand + 1
             if on_hand is not None:
                 on_hand(hand, chips[hand])
             bar.update(1)
