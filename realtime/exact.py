@@ -88,9 +88,11 @@ def agent_sizes(resolver: Resolver) -> Menu:
     return menu
 
 
-def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Action], np.ndarray]]) -> np.ndarray:
-    """A strategy array of ``tree`` with ``seat``'s decisions from ``decide(public state)`` (uniform elsewhere)."""
-    strat = uniform_strategy(tree)
+def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Action], np.ndarray]],
+            into: np.ndarray | None = None) -> np.ndarray:
+    """A strategy array of ``tree`` with ``seat``'s decisions from ``decide(public state)``, written into ``into``
+    (the other seat's decisions kept) or into a uniform strategy."""
+    strat = uniform_strategy(tree) if into is None else into
     nh = tree.num_hands[seat]
     for n in tree.decision_nodes[seat]:
         n = int(n)
@@ -143,13 +145,7 @@ def head_to_head(resolver: Resolver) -> float:
     total = 0.0
     for seat in range(2):
         tree = eval_tree(policy, seat, None, agent_sizes(resolver))
-        strat = compose(tree, seat, _decide(resolver))
-        theirs = compose(tree, 1 - seat, policy.probabilities)
-        nh = tree.num_hands[1 - seat]
-        for n in tree.decision_nodes[1 - seat]:
-            o = int(tree.slot[int(n)])
-            width = len(tree.node_labels(int(n))) * nh
-            strat[o : o + width] = theirs[o : o + width]
+        strat = compose(tree, seat, _decide(resolver), into=compose(tree, 1 - seat, policy.probabilities))
         ev0 = expected_value(tree, strat)
         total += ev0 if seat == 0 else -ev0
     return 1000.0 * total / 2.0 / policy.game.big_blind
