@@ -149,15 +149,16 @@ def transition_bytes(num_buckets: Sequence[int]) -> int:
 class BlueprintValue(EquityValue):
     """Player 0's expected chips when both players follow ``blueprint`` from the state on (see the module).
 
-    ``samples`` deals (seeded by ``seed``) estimate the bucket transitions (dense tables, refused with
+    ``samples`` deals (seeded by ``table_seed``) estimate the bucket transitions (dense tables, refused with
     :class:`BlueprintValueError` above ``max_table_bytes``: fine for coarse abstractions only), kept
     (``cache``) in ``$POKERBOT_HOME/aivat/`` by the tree's signature, the card
-    abstraction, ``samples`` and ``seed``; ``equity_options`` go to
-    :class:`EquityValue` (all-in showdowns before the last round).
+    abstraction, ``samples`` and ``table_seed``; ``seed`` and ``equity_options`` go to
+    :class:`EquityValue` (all-in showdowns before the last round). The tables' seed is its own so
+    that the pieces of a match, each with its own ``seed``, share one set of tables.
     """
 
     def __init__(self, blueprint: Blueprint, samples: int = DEFAULT_SAMPLES, seed: int = 0, cache: bool = True,
-                 max_table_bytes: float = MAX_TABLE_BYTES, **equity_options: object) -> None:
+                 max_table_bytes: float = MAX_TABLE_BYTES, table_seed: int = 0, **equity_options: object) -> None:
         super().__init__(seed=seed, **equity_options)  # type: ignore[arg-type]
         game = blueprint.game
         if game.num_players != 2:
@@ -176,7 +177,7 @@ class BlueprintValue(EquityValue):
                 f"a blueprint value for {blueprint.cards_name!r} buckets {list(self.num_buckets)} needs dense bucket-pair "
                 f"transition tables of {need / 1e9:.1f} GB (limit {max_table_bytes / 1e9:.1f} GB): use value = "
                 "\"fitted\" or a blueprint with a coarser card abstraction (such as hunl-tiny)")
-        self.T, self.U, self.W = self._transitions(samples, seed, cache)
+        self.T, self.U, self.W = self._transitions(samples, table_seed, cache)
         self.F, self.S = self._backward_induction()
         self.mapper = TreeMapper(self.tree)
         self.mapper.rng = _Likelier()  # type: ignore[assignment]

@@ -190,3 +190,13 @@ def test_tables_too_large_for_memory_are_refused(leduc: tuple[Blueprint, Bluepri
     bp, _ = leduc
     with pytest.raises(BlueprintValueError, match="transition tables"):
         BlueprintValue(bp, samples=1000, cache=False, max_table_bytes=1000)
+
+
+def test_the_pieces_of_a_match_share_one_set_of_tables(leduc: tuple[Blueprint, BlueprintValue]):
+    """A match's chunks each seed their value function; the transition tables follow ``table_seed`` only."""
+    bp, _ = leduc
+    a = BlueprintValue(bp, samples=20_000, seed=5, cache=False)
+    b = BlueprintValue(bp, samples=20_000, seed=6, cache=False)
+    c = BlueprintValue(bp, samples=20_000, seed=5, table_seed=1, cache=False)
+    assert np.array_equal(a.T[0], b.T[0])
+    assert not np.array_equal(a.T[0], c.T[0])
