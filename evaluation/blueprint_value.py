@@ -146,6 +146,33 @@ def transition_bytes(num_buckets: Sequence[int]) -> int:
     return sum(3 * 8 * (int(num_buckets[r]) * int(num_buckets[r + 1])) ** 2 for r in range(rounds - 1))
 
 
+def bucket_rows(buckets, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The round-``r`` bucket of ``hole`` with each row of ``boards`` in the card abstraction ``buckets``."""
+    cards = np.concatenate([np.broadcast_to(np.asarray(hole, dtype=np.int64), (len(boards), len(hole))),
+                            boards.astype(np.int64)], axis=1)
+    if isinstance(buckets, PresetCards):
+        from abstraction.isomorphism import hand_index_batch
+
+        return np.asarray(buckets.tables[r])[hand_index_batch(r, cards)].astype(np.int64)
+    if isinstance(buckets, LosslessAbstraction):
+        position = np.full(int(buckets.deck.max()) + 1, -1, dtype=np.int64)
+        position[buckets.deck] = np.arange(len(buckets.deck))
+        d = len(buckets.deck)
+        codes = (position[cards] * (d ** np.arange(cards.shape[1]))[None, :]).sum(axis=1)
+        return np.asarray(buckets.tables[r])[codes].astype(np.int64)
+    return np.array([buckets.bucket(r, hole, list(b)) for b in boards], dtype=np.int64)
+
+
+def hole_buckets(cards, hands: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """The first-round bucket of each row of ``hands`` (no board) in the card abstraction ``cards``."""
+    if isinstance(cards, PresetCards):
+        from abstraction.isomorphism import hand_index_batch
+
+        return np.asarray(cards.tables[0])[hand_index_batch(0, hands)].astype(np.int64)
+    empty = np.zeros((1, 0), dtype=np.int64)
+    return np.array([bucket_rows(cards, 0, h, empty)[0] for h in hands])
+
+
 class BlueprintValue(EquityValue):
     """Player 0's expected chips when both players follow ``blueprint`` from the state on (see the module).
 
@@ -214,10 +241,12 @@ class BlueprintValue(EquityValue):
             os.replace(tmp, path)
         return T, U, W
 
-    def _backward_induction(self) -> tuple[dict[int, np.ndarray], dict[int, np.ndarray]]:
-        """``F[n]``, ``S[n]`` (bucket pair arrays of node ``n``'s round) for every decision node."""
+    def _backward_induction(self, strategy: np.ndarray | None = None) -> tuple[dict[int, np.ndarray],
+                                                                                 dict[int, np.ndarray]]:
+        """``F[n]``, ``S[n]`` (bucket pair arrays of node ``n``'s round) for every decision node, when both
+        players follow ``strategy`` (an array over the tree's slots; default the blueprint's)."""
         tree = self.tree
-        strategy = np.asarray(self.blueprint.strategy, dtype=np.float64)
+        strategy = np.asarray(self.blueprint.strategy if strategy is None else strategy, dtype=np.float64)
         F: dict[int, np.ndarray] = {}
         S: dict[int, np.ndarray] = {}
         for n in range(tree.num_nodes - 1, -1, -1):  # children always have larger ids than their parent
@@ -267,19 +296,7 @@ class BlueprintValue(EquityValue):
 
     def _bucket_rows(self, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:
         """The round-``r`` bucket of ``hole`` with each row of ``boards``."""
-        cards = np.concatenate([np.broadcast_to(np.asarray(hole, dtype=np.int64), (len(boards), len(hole))),
-                                boards.astype(np.int64)], axis=1)
-        if isinstance(self.cards, PresetCards):
-            from abstraction.isomorphism import hand_index_batch
-
-            return np.asarray(self.cards.tables[r])[hand_index_batch(r, cards)].astype(np.int64)
-        if isinstance(self.cards, LosslessAbstraction):
-            position = np.full(int(self.cards.deck.max()) + 1, -1, dtype=np.int64)
-            position[self.cards.deck] = np.arange(len(self.cards.deck))
-            d = len(self.cards.deck)
-            codes = (position[cards] * (d ** np.arange(cards.shape[1]))[None, :]).sum(axis=1)
-            return np.asarray(self.cards.tables[r])[codes].astype(np.int64)
-        return np.array([self.cards.bucket(r, hole, list(b)) for b in boards], dtype=np.int64)
+        return bucket_rows(self.cards, r, hole, boards)
 
     def deals(self, state: State) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """(b0, b1, res) over every way the board of ``state``'s round can be completed (one row if it is).
@@ -408,12 +425,7 @@ class BlueprintValue(EquityValue):
         return float(vals[disjoint].mean())
 
     def _hole_buckets(self, hands: np.ndarray) -> np.ndarray:
-        if isinstance(self.cards, PresetCards):
-            from abstraction.isomorphism import hand_index_batch
-
-            return np.asarray(self.cards.tables[0])[hand_index_batch(0, hands)].astype(np.int64)
-        empty = np.zeros((1, 0), dtype=np.int64)
-        return np.array([self._bucket_rows(0, h, empty)[0] for h in hands])
+        return hole_buckets(self.cards, hands)
 
     # -- decisions ----------------------------------------------------------------------
 
@@ -507,4 +519,5 @@ def make_value(kind: str, game: GameDef, seed: int = 0, blueprint: str = "", sam
     raise BlueprintValueError(f"unknown value function {kind!r}: use 'equity', 'fitted' or 'blueprint'")
 
 
-__all__ = ["BlueprintValue", "BlueprintValueError", "DEFAULT_SAMPLES", "make_value", "transition_tables"]
+__all__ = ["BlueprintValue", "BlueprintValueError", "DEFAULT_SAMPLES", "bucket_rows", "hole_buckets", "make_value",
+           "transition_tables"]

@@ -137,6 +137,15 @@ class Resolver:
         # The leaf-value network, loaded and checked against the blueprint, continuations and rounds up front.
         self._leafnet = agent_leaf_model(config, blueprint, self._opponent_continuations()) if config.network_rounds() else None
         self._equity: dict[tuple[int, ...], dict[str, dict[int, np.ndarray]]] = {}
+        # Preflop tables (built once per machine, cached on disk) are loaded up front, never inside a timed decision.
+        self._table = None
+        self._preflop_equity: np.ndarray | None = None
+        if config.uses_table():
+            from realtime.preflop_values import FlopStartTable, preflop_equity
+
+            log.info("loading the flop-start table of %s (built on first use: about a minute)", config.blueprint)
+            self._table = FlopStartTable(blueprint, self._opponent_continuations())
+            self._preflop_equity = preflop_equity(self.game)
         for r, rc in config.rounds:
             if rc.mode == "solve" and rc.time_budget > config.action_time_limit:
                 log.warning("round %d time budget %.1f s exceeds the action time limit %.1f s: the limit applies",
@@ -238,7 +247,11 @@ class Resolver:
             tree.__dict__["_equity_cache"] = shared.setdefault("e", {})
             tree.__dict__["_equity_t_cache"] = shared.setdefault("t", {})
             samples = self.config.leaves.equity_samples
-            if samples > 0 and tree.leaf_equity.any():
+            if root.round == 0 and self._preflop_equity is not None and tree.leaf_equity.any():
+                e = tree.__dict__["_equity_cache"]
+                for b in np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist():
+                    e.setdefault(b, self._preflop_equity)  # the preflop has one board: no cards
+            elif samples > 0 and tree.leaf_equity.any():
                 cache = tree.__dict__["_equity_cache"]
                 for b in np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist():
                     if b not in cache:
@@ -341,6 +354,11 @@ class Resolver:
         conts[us] = [np.asarray(self.blueprint.strategy, dtype=np.float64)]
         conts[1 - us] = list(self._opponent_continuations())
         seed = (self.config.seed * 1_000_003 + zlib.crc32(public_key(state).encode())) % (2**32)
+        if self.config.leaf_evaluator(state.round) == "table":
+            from realtime.preflop_values import PreflopTableEvaluator
+
+            assert self._table is not None
+            return PreflopTableEvaluator(tree, self._table, us)
         return make_leaf_evaluator(self.config.leaf_evaluator(state.round), tree, blueprint=self.blueprint,
                                    continuations=(conts[0], conts[1]), model=self._leafnet,
                                    rollouts=self.config.leaves.rollouts, seed=seed)

@@ -31,7 +31,9 @@ One file per agent::
     min_iterations = 50           # fewer than this within the time budget: play the blueprint (warning)
     time_budget = 4.0             # seconds per decision for this round
     depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
-    leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator)
+    leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator);
+                                  # "table" in [round.0] with depth_limit = 0: flop-start values of the
+                                  # blueprint and the continuations (realtime.preflop_values, built once)
     sizes = ""                    # more bet sizes for the agent in this round's subgames, on top of the
                                   # blueprint's: a bet menu line (pokerbot.menus.menu_from_spec), e.g.
                                   # "pot 0.5,0.75 all_in=0 max_raises=1" (the opening bet only); "": none
@@ -66,8 +68,9 @@ class RealtimeConfigError(PokerbotError, ValueError):
     """A malformed real-time agent configuration (names the key and the bad value)."""
 
 
-#: Leaf evaluators of depth-limited subgames (``realtime.network_leaves.make_leaf_evaluator``).
-LEAF_EVALUATORS = ("rollout", "network")
+#: Leaf evaluators of depth-limited subgames (``realtime.network_leaves.make_leaf_evaluator``); "table" is a
+#: preflop round's own (:mod:`realtime.preflop_values`).
+LEAF_EVALUATORS = ("rollout", "network", "table")
 
 
 @dataclass(frozen=True)
@@ -105,8 +108,11 @@ class RoundConfig:
         if self.depth_limit < -1:
             raise RealtimeConfigError(f"{where}.depth_limit must be -1 (to the end) or >= 0, got {self.depth_limit}")
         if self.leaves not in ("",) + LEAF_EVALUATORS:
-            raise RealtimeConfigError(f"{where}.leaves must be '' (the [leaves] evaluator), 'rollout' or 'network', "
-                                      f"got {self.leaves!r}")
+            raise RealtimeConfigError(f"{where}.leaves must be '' (the [leaves] evaluator), 'rollout', 'network' or "
+                                      f"'table', got {self.leaves!r}")
+        if self.leaves == "table" and (where != "round.0" or self.depth_limit != 0):
+            raise RealtimeConfigError(f"{where}.leaves = 'table' (flop-start values) is for the preflop cut at its end: "
+                                      "[round.0] with depth_limit = 0")
         if self.sizes:
             try:
                 menu_from_spec(self.sizes)
@@ -135,8 +141,9 @@ class LeavesConfig:
     equity_samples: int = 0
 
     def check(self) -> LeavesConfig:
-        if self.evaluator not in LEAF_EVALUATORS:
-            raise RealtimeConfigError(f"leaves.evaluator must be 'rollout' or 'network', got {self.evaluator!r}")
+        if self.evaluator not in LEAF_EVALUATORS[:2]:
+            raise RealtimeConfigError(f"leaves.evaluator must be 'rollout' or 'network', got {self.evaluator!r} "
+                                      "('table' goes in [round.0])")
         if self.k < 1 or self.rollouts < 1 or not self.factor > 0 or self.equity_samples < 0:
             raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 1, factor > 0, got {self.k}, {self.rollouts}, "
                                       f"{self.factor}")
@@ -165,6 +172,11 @@ class RealtimeConfig:
     def leaf_evaluator(self, r: int) -> str:
         """The leaf evaluator of round ``r``'s depth-limited subgames: its own ``leaves``, else ``[leaves] evaluator``."""
         return self.round(r).leaves or self.leaves.evaluator
+
+    def uses_table(self) -> bool:
+        """Whether the preflop is solved with flop-start table leaves (:mod:`realtime.preflop_values`)."""
+        c = self.round(0)
+        return c.mode == "solve" and c.leaves == "table"
 
     def network_rounds(self) -> list[int]:
         """The rounds whose subgames have depth-limited leaves valued by the network."""
