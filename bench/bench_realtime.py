@@ -82,7 +82,8 @@ SIZES = ("pot 0.5 all_in=0 max_raises=1", "pot 0.33,0.5,0.75 all_in=0 max_raises
 
 def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "unsafe", "maxmargin", "reach"),
                       sweep: tuple[int, ...] = (10, 200), iterations: int = 50, blueprint_iterations: int = 20_000,
-                      near_equilibrium: bool = True, richer: bool = True, sizes: tuple[str, ...] = SIZES) -> None:
+                      near_equilibrium: bool = True, richer: bool = True, sizes: tuple[str, ...] = SIZES,
+                      preflop: tuple[int, ...] = (4, 1)) -> None:
     """The exact table on small-deck no-limit flop hold'em (``ranks = 6``: ``nlfh-small``; fewer: smaller decks).
 
     Blueprint MCCFR x ``blueprint_iterations`` with the ``tiny`` menu; the agent plays the preflop from the
@@ -91,7 +92,9 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     a richer one (0.5, 0.75 pot, all-in; two raises a round). Then exploitability against iterations per
     decision (resolve), and, from a near-equilibrium blueprint (the abstract game solved by CFR+ x300), resolve
     against unsafe: the negative control (``richer = False``: no richer-menu column); ``sizes``: rows with the
-    agent's added sizes. Every row also gives the agent's exact winnings against the blueprint. Each agent row composes
+    agent's added sizes; ``preflop``: rows with the preflop re-solved too (Reach-Maxmargin, cut at the end of the
+    preflop, leaves valued exactly from K continuations, :func:`realtime.exact.exact_leaves`), one per K.
+    Every row also gives the agent's exact winnings against the blueprint. Each agent row composes
     ~10^3 (3 ranks) to ~3 x 10^4 (nlfh-small) decisions: minutes to tens of minutes.
     """
     from blueprint.config import BlueprintConfig
@@ -100,8 +103,8 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     from pokerbot.solver.tree import PotFractionMenu
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
-    from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability,
-                                head_to_head, small_deck_game)
+    from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exact_leaves,
+                                exploitability, head_to_head, small_deck_game)
     from realtime.subgame import BlueprintPolicy
 
     rich = PotFractionMenu((0.5, 0.75), True, 2)
@@ -112,10 +115,14 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
         t.train(progress=False)
         bp = t.blueprint()
 
-    def cfg(gadget: str, n: int, sizes: str = "") -> RealtimeConfig:
+    def cfg(gadget: str, n: int, sizes: str = "", preflop_k: int = 0) -> RealtimeConfig:
         r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": n, "min_iterations": 1,
              "algorithm": "dcfr", "time_budget": 1e9, "sizes": sizes}
-        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "round": {"1": r}})
+        rounds: dict[str, dict[str, object]] = {"1": r}
+        if preflop_k:
+            rounds["0"] = dict(r, gadget="reach", alt="previous", depth_limit=0)
+        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "leaves": {"k": max(preflop_k, 1)},
+                                         "round": rounds})
 
     def row(label: str, resolver: Resolver, menus: tuple[object, ...] = (None,)) -> None:
         t0 = time.perf_counter()
@@ -135,6 +142,9 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
         row(f"agent, flop resolve x{n}", Resolver(cfg("resolve", n), bp))
     for extra in sizes:
         row(f"agent, flop resolve x{iterations} + {extra.split()[1]}", Resolver(cfg("resolve", iterations, extra), bp))
+    for k in preflop:
+        row(f"agent, + preflop reach x{iterations}, K = {k}",
+            exact_leaves(Resolver(cfg("resolve", iterations, preflop_k=k), bp)))
     if near_equilibrium:
         tree = eval_tree(policy, 0, None)
         solver = Solver(tree, "cfr+")
@@ -146,7 +156,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
             row(f"agent from it, flop {gadget} x200", Resolver(cfg(gadget, 200), good))
 
 
-def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny") -> None:
+def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny", config: str = "hunl-tiny") -> None:
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
@@ -158,14 +168,14 @@ def hunl(hands: int, baseline_hands: int, blueprint: str = "hunl-tiny") -> None:
     for i, (spec, n) in enumerate(opponents):
         if n <= 0:
             continue
-        agent = make_agent(f"realtime.agent:make_agent?config=hunl-tiny&blueprint={blueprint}", game, seed=i)
+        agent = make_agent(f"realtime.agent:make_agent?config={config}&blueprint={blueprint}", game, seed=i)
         opp = make_agent(spec, game, seed=100 + i)
         t0 = time.perf_counter()
         result = play_match(agent, opp, game, n, seed=i, duplicate=True, progress=False)
         wall = time.perf_counter() - t0
         name = "blueprint" if spec.startswith("blueprint") else spec
         stats = agent.stats  # type: ignore[attr-defined]
-        print(f"HUNL realtime vs {name}: {result.mbb:+.0f} ± {result.ci95:.0f} mbb/g (95% CI, {result.hands} duplicate "
+        print(f"HUNL realtime ({config}) vs {name}: {result.mbb:+.0f} ± {result.ci95:.0f} mbb/g (95% CI, {result.hands} duplicate "
               f"hands, {wall:.0f} s; {load()})")
         if i == 0:
             for rnd, (med, p95, count) in timing_summary(stats).items():
@@ -246,17 +256,18 @@ def timing_report(path: Path) -> None:
 def main() -> None:
     """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
     tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
-    ``RT_BLUEPRINT``), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
+    ``RT_BLUEPRINT``, agent config ``RT_CONFIG``, default hunl-tiny), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
     hands per matchup if set, ``RT_LBR_HANDS`` (0: none), ``RT_OPPONENTS`` a comma list of opponents)."""
     parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
     if "exact" in parts:
         exact_table()
     if "flop" in parts:
         exact_flop_holdem(ranks=3, sweep=(5, 200))
-        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False, sizes=())
+        exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False, sizes=(),
+                          preflop=())
     if "hunl" in parts:
         hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
-             os.environ.get("RT_BLUEPRINT", "hunl-tiny"))
+             os.environ.get("RT_BLUEPRINT", "hunl-tiny"), os.environ.get("RT_CONFIG", "hunl-tiny"))
     if "strength" in parts:
         hands = os.environ.get("RT_HANDS")
         lbr = os.environ.get("RT_LBR_HANDS")

@@ -151,6 +151,34 @@ def head_to_head(resolver: Resolver) -> float:
     return 1000.0 * total / 2.0 / policy.game.big_blind
 
 
+def exact_leaves(resolver: Resolver) -> Resolver:
+    """``resolver`` with the leaves of its depth-limited subgames valued exactly (small games only).
+
+    Below each subgame's root the whole tree is built with the same menu, and the continuation strategies of
+    the config (ours the blueprint; the opponent's the blueprint and its biased copies, ``[leaves] k`` and
+    ``factor``) are played out on it with exact chance (:class:`~pokerbot.solver.leaf_tables.ExactLeafEvaluator`):
+    the exact counterpart of the HUNL preflop table (:mod:`realtime.preflop_values`), so a depth-limited
+    preflop can be measured exactly. Returns ``resolver``, changed.
+    """
+    from dataclasses import replace
+
+    from pokerbot.solver.leaf_tables import ExactLeafEvaluator
+    from realtime.subgame import SubgameMenu, blueprint_on_tree
+
+    opponent = [BlueprintPolicy(replace(resolver.blueprint, strategy=s)) for s in resolver._opponent_continuations()]
+
+    def leaves(tree: PublicTree, us: int, state: State) -> ExactLeafEvaluator:
+        menu = SubgameMenu(resolver.policy, state, resolver.config.round(state.round).extra_menu(), us)
+        full = build_tree(tree.game, menu, root=tree.root_state, hands=(tree.hands[0], tree.hands[1]))
+        conts: list[list[np.ndarray]] = [[], []]
+        conts[us] = [blueprint_on_tree(full, resolver.policy, us, uniform_strategy(full))]
+        conts[1 - us] = [blueprint_on_tree(full, p, 1 - us, uniform_strategy(full)) for p in opponent]
+        return ExactLeafEvaluator(tree, full, (conts[0], conts[1]))
+
+    resolver._leaves = leaves  # type: ignore[method-assign]
+    return resolver
+
+
 def small_deck_game(ranks: int, directory: str | Path) -> Path:
     """``nlfh-small`` (no-limit flop hold'em, 3 suits, 20 big blinds) with ``ranks`` ranks, written as a .game file
     in ``directory``: ``ranks = 6`` is nlfh-small itself; 3 ranks (9 cards, 36 hands, 35 flops) measures in minutes."""
