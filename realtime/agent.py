@@ -13,7 +13,9 @@ At each of its decisions the agent (its :class:`Resolver`):
    depth-limited leaves valued by rollouts of the blueprint's continuation strategies
    (:class:`realtime.leaf_values.RolloutLeafEvaluator`: the opponent picks one of K,
    we play the blueprint) or by a trained leaf-value network (``[leaves] evaluator =
-   "network"``, :mod:`realtime.network_leaves`, checked against the config when the agent is made).
+   "network"``, :mod:`realtime.network_leaves`, checked against the config when the agent is made); a
+   preflop cut at its end by a table of flop-start values (``[round.0] leaves = "table"``,
+   :mod:`realtime.preflop_values`, loaded when the agent is made).
 3. **Solves it with the round's gadget** (:mod:`pokerbot.solver.gadgets`): ``unsafe``
    from the tracked ranges, or ``resolve`` / ``maxmargin`` / ``reach`` with alternative
    values from the previous solution when its tree holds the new root (the nested
