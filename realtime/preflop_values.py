@@ -9,7 +9,7 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
 * for each seat ``o`` and each of the opponent's ``K`` continuation strategies ``k``,
   seat ``o`` plays continuation ``k`` and the other seat the blueprint from the flop on;
   a backward induction over the blueprint's abstract game
-  (:meth:`evaluation.blueprint_value.BlueprintValue._backward_induction`, with its bucket
+  (:meth:`blueprint.values.BlueprintTables.backward_induction`, with its bucket
   transition tables) gives player 0's expected chips at every flop node per flop bucket
   pair, averaged over the flop, turn and river;
 * each flop-start node (a child of a preflop decision in round 1) and each preflop all-in
@@ -83,7 +83,7 @@ def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> n
     uniform flops (a class pair of n hand pairs gets n x that many deals, so rare pairs such as AA
     against AA are as well estimated as common ones; uniform deals give them tens)."""
     from abstraction.isomorphism import hand_index_batch
-    from evaluation.blueprint_value import hole_buckets
+    from blueprint.values import hole_buckets
     from realtime.subgame import hand_universe
 
     hands = np.ascontiguousarray(hand_universe(game), dtype=np.int64)
@@ -124,10 +124,10 @@ class FlopStartTable:
     ``continuations`` are strategies over the blueprint's slots (:func:`blueprint.continuation.bias_strategies`:
     the blueprint first). ``values[o, k, i]`` is the ``(B, B)`` matrix of node ``nodes[i]`` when seat ``o``
     plays ``continuations[k]`` and the other seat the blueprint. ``samples`` and ``table_seed`` are the
-    bucket transition tables' (:class:`~evaluation.blueprint_value.BlueprintValue`, cached there), except the
+    bucket transition tables' (:class:`~blueprint.values.BlueprintTables`, cached there), except the
     preflop-to-flop one of a hold'em preset, from ``flops_per_pair`` flops per hand pair (:func:`flop_transitions`); the finished
     table is cached in ``$POKERBOT_HOME/realtime-tables/`` by the blueprint, the continuations and the samples.
-    Raises :class:`~evaluation.blueprint_value.BlueprintValueError` for a card abstraction whose transition
+    Raises :class:`~blueprint.values.BlueprintValueError` for a card abstraction whose transition
     tables do not fit (hunl-medium's 200 buckets).
     """
 
@@ -135,7 +135,7 @@ class FlopStartTable:
                  table_seed: int = 0, flops_per_pair: int | None = None, cache: bool = True) -> None:
         import hashlib
 
-        from evaluation.blueprint_value import DEFAULT_SAMPLES, BlueprintValue
+        from blueprint.values import DEFAULT_SAMPLES, BlueprintTables
 
         self.blueprint = blueprint
         tree = self.tree = blueprint.tree
@@ -170,7 +170,7 @@ class FlopStartTable:
             return
         from blueprint.model import PresetCards
 
-        value = BlueprintValue(blueprint, samples=samples, table_seed=table_seed, cache=cache)
+        value = BlueprintTables(blueprint, samples=samples, table_seed=table_seed, cache=cache)
         if isinstance(value.cards, PresetCards):  # the preflop transition stratified by hand pair (see flop_transitions)
             value.T[0] = flop_transitions(blueprint.game, value.cards, flops_per_pair, table_seed)
         seat = _slot_players(tree)
@@ -180,9 +180,9 @@ class FlopStartTable:
         for o in range(2):
             for k, cont in enumerate(conts):
                 if k > 0 or o == 0:
-                    F, S = value._backward_induction(np.where(seat == o, cont, bp))
+                    F, S = value.backward_induction(np.where(seat == o, cont, bp))
                     for i, n in enumerate(self.nodes):
-                        f, _ = value._child_terms(0, int(n), F, S)
+                        f, _ = value.child_terms(0, int(n), F, S)
                         out[o, k, i] = np.broadcast_to(f, (b, b))
                 else:  # the blueprint against itself: the same for both seats
                     out[1, 0] = out[0, 0]
@@ -240,7 +240,7 @@ class PreflopTableEvaluator(LeafEvaluator):
 
     def __init__(self, tree: PublicTree, table: FlopStartTable, us: int) -> None:
         from blueprint.model import make_cards
-        from evaluation.blueprint_value import hole_buckets
+        from blueprint.values import hole_buckets
         from realtime.leaf_values import map_to_abstract
 
         game = tree.game

@@ -226,17 +226,20 @@ def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_
 
 
 @pytest.mark.slow
-def test_hunl_tiny_agent_plays_hands_by_spec(hunl_tiny_home, monkeypatch):
+@pytest.mark.parametrize("config", ["hunl-tiny", "hunl-tiny-preflop"])
+def test_hunl_tiny_agent_plays_hands_by_spec(hunl_tiny_home, monkeypatch, config):
     from evaluation.match import play_match
     from pokerbot.bots import make_agent as make_spec_agent
 
     monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
     game = load_game("hunl")
-    agent = make_spec_agent("realtime.agent:make_agent?config=hunl-tiny", game, seed=1)
+    agent = make_spec_agent(f"realtime.agent:make_agent?config={config}", game, seed=1)
     result = play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)
     assert result.hands == 4 and not result.extra.get("repaired")
     sources = {s["source"] for s in agent.stats if s["round"] > 0}
     assert sources & {"solve", "fallback"}
+    if config.endswith("preflop"):
+        assert {s["source"] for s in agent.stats if s["round"] == 0} & {"solve", "cache", "fallback"}
 
 
 @pytest.mark.slow

@@ -39,7 +39,7 @@ def table(hunl_tiny_home, tmp_path_factory):
 
 def _classes(bp, hands: np.ndarray) -> np.ndarray:
     from blueprint.model import make_cards
-    from evaluation.blueprint_value import hole_buckets
+    from blueprint.values import hole_buckets
 
     return hole_buckets(make_cards(bp.cards_name, bp.game), hands.astype(np.int64))
 
@@ -58,7 +58,7 @@ def test_table_is_the_blueprint_value_averaged_over_each_class_pair(table) -> No
     assert start.round == 1 and node in tab.index
     mat = tab.matrix(node, 1, 0)
     assert np.array_equal(mat, tab.matrix(node, 0, 0))  # the blueprint against itself: either seat
-    F, _ = value._backward_induction()
+    F, _ = value.backward_induction()
     index = {frozenset(h.tolist()): i for i, h in enumerate(hands)}
     for a, b in (("AsAh", "KsKh"), ("7c6c", "Ad9h"), ("Qh2d", "JsTs")):
         ca, cb = cls[index[frozenset(parse_cards(a))]], cls[index[frozenset(parse_cards(b))]]
