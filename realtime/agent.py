@@ -145,7 +145,7 @@ class Resolver:
         if config.uses_table():
             from realtime.preflop_values import FlopStartTable, preflop_equity
 
-            log.info("loading the flop-start table of %s (built on first use: about a minute)", config.blueprint)
+            log.info("loading the flop-start table of %s (built on first use: ~20 s)", config.blueprint)
             self._table = FlopStartTable(blueprint, self._opponent_continuations())
             self._preflop_equity = preflop_equity(self.game)
         for r, rc in config.rounds:

@@ -165,9 +165,12 @@ class FlopStartTable:
         name = (f"{tree.signature()}-{blueprint.cards_name}-{digest.hexdigest()[:16]}-{samples}-{table_seed}-"
                 f"{flops_per_pair}.npy")
         path = pokerbot_home() / "realtime-tables" / name
+        b = int(tree.num_buckets[0])
+        shape = (2, len(conts), len(self.nodes), b, b)
         if cache and path.is_file():
             self.values = np.load(path)
-            return
+            if self.values.shape == shape:
+                return  # (another shape: a file from other code; rebuilt below)
         from blueprint.model import PresetCards
 
         value = BlueprintTables(blueprint, samples=samples, table_seed=table_seed, cache=cache)
@@ -175,8 +178,7 @@ class FlopStartTable:
             value.T[0] = flop_transitions(blueprint.game, value.cards, flops_per_pair, table_seed)
         seat = _slot_players(tree)
         bp = np.asarray(blueprint.strategy, dtype=np.float64)
-        b = int(tree.num_buckets[0])
-        out = np.zeros((2, len(conts), len(self.nodes), b, b), dtype=np.float32)
+        out = np.zeros(shape, dtype=np.float32)
         for o in range(2):
             for k, cont in enumerate(conts):
                 if k > 0 or o == 0:
@@ -268,16 +270,17 @@ class PreflopTableEvaluator(LeafEvaluator):
             scale = sum(state.spent) / max(1, sum(abs_state.spent))
             for k in range(table.num_choices):
                 self._mats[i, k] = table.matrix(node, 1 - us, k) * scale
+        # Each player's side, rows its own classes: player 0's chips as they are, player 1's negated and transposed.
+        self._sides = (self._mats, np.ascontiguousarray(-self._mats.transpose(0, 1, 3, 2)))
 
     def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
         o = 1 - player
         nl = opp_reach.shape[0]
         out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
-        sign = 1.0 if player == 0 else -1.0
+        side = self._sides[player]
         for i in range(nl):
-            for k in range(self._mats.shape[1]):
-                mat = self._mats[i, k] if player == 0 else self._mats[i, k].T
-                mat = np.ascontiguousarray(sign * mat)
+            for k in range(side.shape[1]):
+                mat = side[i, k]
                 if player == self.us:  # the opponent's option k: its reach on k, our one option
                     _class_values(mat, np.ascontiguousarray(opp_reach[i, k]), self._cls[player], self._cls[o],
                                   self._overlap[player], out[i, 0])
