@@ -50,7 +50,7 @@ import threading
 import time
 import zlib
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 import numpy as np
@@ -560,7 +560,9 @@ def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: s
     cfg = RealtimeConfig.load(config)
     if str(timed).lower() in ("0", "false", "no", "off"):
         cfg = untimed(cfg)
-    bp = Blueprint.load(resolve_path(blueprint or cfg.blueprint))
+    if blueprint:  # the config then names it too, so the preflop cache's identity tells blueprints apart
+        cfg = replace(cfg, blueprint=blueprint)
+    bp = Blueprint.load(resolve_path(cfg.blueprint))
     if bp.game != game:
         raise PokerbotError(f"blueprint {cfg.blueprint!r} is for {bp.game.name}, the match plays {game.name}")
     return RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats)

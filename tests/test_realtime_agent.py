@@ -223,6 +223,9 @@ def test_plays_a_match_over_acpc_by_spec_without_invalid_actions(blueprint, tmp_
     assert result.error is None and result.hands == 30
     assert not result.extra.get("dealer_warnings") and not result.extra.get("repaired")
     assert sum(1 for s in agent.stats if s["source"] == "solve") > 5
+    # the spec's blueprint replaces the config's, so the preflop cache's identity follows the blueprint played
+    assert agent.config.blueprint == str(path)
+    assert agent.config.identity() != RealtimeConfig.load(toml).identity()
 
 
 @pytest.mark.slow
