@@ -179,7 +179,36 @@ def _apply(W, R, cls_p, out):  # type: ignore[no-untyped-def]
 # --- the evaluator -------------------------------------------------------------------------------
 
 
-class NetworkLeafEvaluator(LeafEvaluator):
+class ClassPairLeaves(LeafEvaluator):
+    """Leaves valued by tables of player 0's chips between card classes, ``W[l, k0, k1, c0, c1]`` (options ``k0``,
+    ``k1``), with each hand's class per leaf ``maps[l, h]`` (both players share one hand list): a hand's value is
+    its class row against the other player's reach binned by class, hands sharing a card left out
+    (:func:`class_reach`, exact card removal). Subclasses call :meth:`set_tables`; :meth:`values` is shared
+    (the network's leaves and the preflop table's, :mod:`realtime.preflop_values`)."""
+
+    def set_tables(self, tree: PublicTree, w: np.ndarray, maps: np.ndarray, ncls: int) -> None:
+        self.tree = tree
+        self._W = (np.ascontiguousarray(w), np.ascontiguousarray(-w.transpose(0, 2, 1, 4, 3)))
+        self._maps = maps
+        self._ncls = ncls
+        self._same = (same_hand_index(tree, 0), same_hand_index(tree, 1))
+        self._hands = (tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64))
+
+    def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
+        o = 1 - player
+        nl = opp_reach.shape[0]
+        out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
+        W = self._W[player]
+        for i in range(nl):
+            cls = self._maps[i]
+            R = np.zeros((opp_reach.shape[1], self.tree.num_hands[player], self._ncls))
+            class_reach(np.ascontiguousarray(opp_reach[i], dtype=np.float64), self._hands[o], cls, self._hands[player],
+                        cls, self._same[player], self._ncls, R)
+            _apply(W[i], R, cls, out[i])
+        return out
+
+
+class NetworkLeafEvaluator(ClassPairLeaves):
     """Leaf values from a :class:`LeafNet` (see the module docstring).
 
     ``classes`` / ``blueprint`` / ``continuations`` describe what the caller's subgame uses
@@ -216,7 +245,6 @@ class NetworkLeafEvaluator(LeafEvaluator):
             raise LeafNetError(f"the leaf-value model values leaves at the end of round {net.leaf_round}, this subgame's "
                                f"leaves are at the end of round {rounds[0]}")
         self.num_choices = check_choices((len(sel[0]), len(sel[1])))
-        self.tree = tree
         x, maps, ncls = leaf_rows(tree, classes, net.spec)
         nl = x.shape[0]
         self.num_rows = nl * ncls * ncls
@@ -227,24 +255,7 @@ class NetworkLeafEvaluator(LeafEvaluator):
             w = w[:, sel[0]][:, :, sel[1]]
         else:
             w = np.zeros((0, len(sel[0]), len(sel[1]), 0, 0))
-        self._W = (np.ascontiguousarray(w), np.ascontiguousarray(-w.transpose(0, 2, 1, 4, 3)))
-        self._maps = maps
-        self._ncls = ncls
-        self._same = (same_hand_index(tree, 0), same_hand_index(tree, 1))
-        self._hands = (tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64))
-
-    def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
-        o = 1 - player
-        nl = opp_reach.shape[0]
-        out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
-        W = self._W[player]
-        for i in range(nl):
-            cls = self._maps[i]
-            R = np.zeros((opp_reach.shape[1], self.tree.num_hands[player], self._ncls))
-            class_reach(np.ascontiguousarray(opp_reach[i], dtype=np.float64), self._hands[o], cls, self._hands[player],
-                        cls, self._same[player], self._ncls, R)
-            _apply(W[i], R, cls, out[i])
-        return out
+        self.set_tables(tree, w, maps, ncls)
 
 
 # --- what a model is built for, and the factory ------------------------------------------------------

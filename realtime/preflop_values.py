@@ -22,9 +22,9 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
 preflop subgame: a leaf's real action sequence maps onto the abstract game as the rollout
 evaluator's leaves do (:func:`realtime.leaf_values.map_to_abstract`: nearest pot fraction),
 its values scale by real pot / abstract pot, and a hand's value is the table row of its
-class against the other player's reach binned by class, minus the hands that share a card
-with it (so card removal between the two hands is exact; within a class pair the table is
-an average over suits).
+class against the other player's reach binned by class, without the hands that share a card
+with it (:class:`realtime.network_leaves.ClassPairLeaves`, as the network's leaves: card removal
+between the two hands is exact; within a class pair the table is an average over suits).
 
 :func:`preflop_equity` is the all-in equity of every pair of hands before the flop, from
 sampled boards, cached on disk: the agent's preflop all-in leaves.
@@ -42,8 +42,9 @@ from numba import njit
 
 from blueprint.abstract_game import DECISION, FOLD_NODE
 from blueprint.storage import pokerbot_home
-from pokerbot.solver.leaves import LeafEvaluator, check_choices
+from pokerbot.solver.leaves import check_choices
 from pokerbot.solver.tree import PublicTree, SolverError
+from realtime.network_leaves import ClassPairLeaves
 
 #: Flops per pair of hands for the preflop-to-flop bucket transitions (812,175 pairs: ~10^8 deals, ~10 s).
 FLOPS_PER_PAIR = 128
@@ -203,37 +204,7 @@ class FlopStartTable:
         return self.values[opponent, k, i]
 
 
-@njit(cache=True, fastmath=True)
-def _class_values(mat, reach, cls_p, cls_o, overlap, out):  # pragma: no cover - numba
-    """out[h] += sum_o reach[o] mat[cls_p[h], cls_o[o]] over the hands o sharing no card with h."""
-    nb = mat.shape[1]
-    binned = np.zeros(nb)
-    for o in range(reach.shape[0]):
-        binned[cls_o[o]] += reach[o]
-    for h in range(out.shape[0]):
-        row = cls_p[h]
-        s = 0.0
-        for b in range(nb):
-            s += mat[row, b] * binned[b]
-        for j in range(overlap.shape[1]):
-            o = overlap[h, j]
-            if o >= 0:
-                s -= reach[o] * mat[row, cls_o[o]]
-        out[h] += s
-
-
-def _overlaps(hands_p: np.ndarray, hands_o: np.ndarray) -> np.ndarray:
-    """``idx[h]``: the hands of ``hands_o`` sharing a card with ``hands_p[h]``, padded with -1."""
-    shared = (hands_p[:, None, :, None] == hands_o[None, :, None, :]).any(axis=(2, 3))
-    width = int(shared.sum(axis=1).max(initial=0))
-    out = np.full((len(hands_p), width), -1, dtype=np.int64)
-    for h, row in enumerate(shared):
-        ids = np.nonzero(row)[0]
-        out[h, : len(ids)] = ids
-    return out
-
-
-class PreflopTableEvaluator(LeafEvaluator):
+class PreflopTableEvaluator(ClassPairLeaves):
     """Values of a preflop subgame's flop-start leaves from a :class:`FlopStartTable` (see the module).
 
     ``us`` plays the blueprint beyond the leaves (one option); the opponent picks one of the table's
@@ -250,18 +221,16 @@ class PreflopTableEvaluator(LeafEvaluator):
             raise SolverError("the flop-start table was built for another game than the subgame's")
         if tree.root_state.round != 0 or tree.last_round != 0:
             raise SolverError("a flop-start table values preflop subgames cut at the end of the preflop (depth_limit 0)")
-        self.tree = tree
+        if not np.array_equal(tree.hands[0], tree.hands[1]):
+            raise SolverError("a flop-start table needs both players on one hand list (realtime.subgame.hand_universe)")
         self.us = us
         choices = [1, 1]
         choices[1 - us] = table.num_choices
         self.num_choices = check_choices((choices[0], choices[1]))
-        hands = [np.ascontiguousarray(tree.hands[p], dtype=np.int64) for p in range(2)]
-        cards = make_cards(table.blueprint.cards_name, game)
-        self._cls = [hole_buckets(cards, h) for h in hands]
-        self._overlap = [_overlaps(hands[0], hands[1]), _overlaps(hands[1], hands[0])]
+        cls = hole_buckets(make_cards(table.blueprint.cards_name, game), np.asarray(tree.hands[0], dtype=np.int64))
         leaves = tree.continuation_leaves
         b = int(table.tree.num_buckets[0])
-        self._mats = np.zeros((len(leaves), table.num_choices, b, b))  # player 0's chips, opponent on option k
+        w = np.zeros((len(leaves), choices[0], choices[1], b, b))  # player 0's chips per option pair
         self.mapped: list[tuple[int, str]] = []
         for i, li in enumerate(leaves):
             state = tree.leaf_states[int(li)]
@@ -269,25 +238,12 @@ class PreflopTableEvaluator(LeafEvaluator):
             self.mapped.append((int(node), abs_state.betting_string()))
             scale = sum(state.spent) / max(1, sum(abs_state.spent))
             for k in range(table.num_choices):
-                self._mats[i, k] = table.matrix(node, 1 - us, k) * scale
-        # Each player's side, rows its own classes: player 0's chips as they are, player 1's negated and transposed.
-        self._sides = (self._mats, np.ascontiguousarray(-self._mats.transpose(0, 1, 3, 2)))
-
-    def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
-        o = 1 - player
-        nl = opp_reach.shape[0]
-        out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
-        side = self._sides[player]
-        for i in range(nl):
-            for k in range(side.shape[1]):
-                mat = side[i, k]
-                if player == self.us:  # the opponent's option k: its reach on k, our one option
-                    _class_values(mat, np.ascontiguousarray(opp_reach[i, k]), self._cls[player], self._cls[o],
-                                  self._overlap[player], out[i, 0])
+                mat = table.matrix(node, 1 - us, k) * scale
+                if us == 0:
+                    w[i, 0, k] = mat
                 else:
-                    _class_values(mat, np.ascontiguousarray(opp_reach[i, 0]), self._cls[player], self._cls[o],
-                                  self._overlap[player], out[i, k])
-        return out
+                    w[i, k, 0] = mat
+        self.set_tables(tree, w, np.tile(cls, (len(leaves), 1)), b)
 
 
 def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, cache: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
