@@ -49,7 +49,7 @@ import resource
 import threading
 import time
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -136,8 +136,11 @@ class Resolver:
         #: Absolute ``time.perf_counter()`` time by which a decision must be made (None: only the budgets).
         self.deadline: float | None = None
         self._continuations: list[np.ndarray] | None = None
+        #: What values the depth-limited leaves of a subgame: ``(tree, us, state) -> LeafEvaluator``; the config's
+        #: evaluator by default (:meth:`config_leaves`), exact play-outs in :func:`realtime.exact.exact_leaves`.
+        self.leaf_source: Callable[[PublicTree, int, State], LeafEvaluator] = self.config_leaves
         # The leaf-value network, loaded and checked against the blueprint, continuations and rounds up front.
-        self._leafnet = agent_leaf_model(config, blueprint, self._opponent_continuations()) if config.network_rounds() else None
+        self._leafnet = agent_leaf_model(config, blueprint, self.opponent_continuations()) if config.network_rounds() else None
         self._equity: dict[tuple[int, ...], dict[str, dict[int, np.ndarray]]] = {}
         # Preflop tables (built once per machine, cached on disk) are loaded up front, never inside a timed decision.
         self._table = None
@@ -145,8 +148,8 @@ class Resolver:
         if config.uses_table():
             from realtime.preflop_values import FlopStartTable, preflop_equity
 
-            log.info("loading the flop-start table of %s (built on first use: ~20 s)", config.blueprint)
-            self._table = FlopStartTable(blueprint, self._opponent_continuations())
+            log.info("loading the flop-start table of %s (built on first use: minutes)", config.blueprint)
+            self._table = FlopStartTable(blueprint, self.opponent_continuations())
             self._preflop_equity = preflop_equity(self.game)
         for r, rc in config.rounds:
             if rc.mode == "solve" and rc.time_budget > config.action_time_limit:
@@ -262,7 +265,7 @@ class Resolver:
         if len(tree.continuation_leaves):
             if self.cancel.is_set() or time.perf_counter() - start > budget:
                 return self._fallback(state, rc, budget, 0, start, tree.num_nodes)
-            leaves = self._leaves(tree, us, state)
+            leaves = self.leaf_source(tree, us, state)
         gadget = rc.gadget
         alt = gift = None
         if gadget != "unsafe":
@@ -334,9 +337,11 @@ class Resolver:
             return None
         text = f"{us}|{public_key(root)}|{public_key(state)}"
         name = hashlib.sha256(text.encode()).hexdigest()[:24]
-        return pokerbot_home() / "realtime-cache" / f"{self.config.name}-{self.config.identity()}" / f"{name}.npy"
+        tag = self.config.identity() + (f"-{self._table.key}" if self._table is not None else "")  # new table: new cache
+        return pokerbot_home() / "realtime-cache" / f"{self.config.name}-{tag}" / f"{name}.npy"
 
-    def _opponent_continuations(self) -> list[np.ndarray]:
+    def opponent_continuations(self) -> list[np.ndarray]:
+        """The opponent's K continuation strategies beyond a depth limit (blueprint arrays; built once)."""
         lc = self.config.leaves
         if self._continuations is None:
             bp = self.blueprint
@@ -351,10 +356,11 @@ class Resolver:
                 self._continuations = [np.asarray(s, dtype=np.float64) for s in cs.strategies[: lc.k]]
         return self._continuations
 
-    def _leaves(self, tree: PublicTree, us: int, state: State) -> LeafEvaluator:
+    def config_leaves(self, tree: PublicTree, us: int, state: State) -> LeafEvaluator:
+        """The config's leaf evaluator for a depth-limited subgame (rollouts, the network or the preflop table)."""
         conts: list[list[np.ndarray]] = [[], []]
         conts[us] = [np.asarray(self.blueprint.strategy, dtype=np.float64)]
-        conts[1 - us] = list(self._opponent_continuations())
+        conts[1 - us] = list(self.opponent_continuations())
         seed = (self.config.seed * 1_000_003 + zlib.crc32(public_key(state).encode())) % (2**32)
         if self.config.leaf_evaluator(state.round) == "table":
             from realtime.preflop_values import PreflopTableEvaluator

@@ -165,7 +165,7 @@ def exact_leaves(resolver: Resolver) -> Resolver:
     from pokerbot.solver.leaf_tables import ExactLeafEvaluator
     from realtime.subgame import SubgameMenu, blueprint_on_tree
 
-    opponent = [BlueprintPolicy(replace(resolver.blueprint, strategy=s)) for s in resolver._opponent_continuations()]
+    opponent = [BlueprintPolicy(replace(resolver.blueprint, strategy=s)) for s in resolver.opponent_continuations()]
 
     def leaves(tree: PublicTree, us: int, state: State) -> ExactLeafEvaluator:
         menu = SubgameMenu(resolver.policy, state, resolver.config.round(state.round).extra_menu(), us)
@@ -175,7 +175,7 @@ def exact_leaves(resolver: Resolver) -> Resolver:
         conts[1 - us] = [blueprint_on_tree(full, p, 1 - us, uniform_strategy(full)) for p in opponent]
         return ExactLeafEvaluator(tree, full, (conts[0], conts[1]))
 
-    resolver._leaves = leaves  # type: ignore[method-assign]
+    resolver.leaf_source = leaves
     return resolver
 
 

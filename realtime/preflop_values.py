@@ -12,11 +12,17 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
   (:meth:`blueprint.values.BlueprintTables.backward_induction`, with its bucket
   transition tables) gives player 0's expected chips at every flop node per flop bucket
   pair, averaged over the flop, turn and river;
+* that induction treats bucket pairs as a Markov chain, which pulls every class toward the mean
+  (hunl-tiny: a limp with the weakest classes 15-30 chips too high against a Monte Carlo of the same
+  strategies with real cards, enough to make the preflop re-solve limp what the blueprint folds); so a
+  flop-start value is corrected by the mean, over deals stratified by hand pair, of the deal's exact
+  value (its cards fix every bucket and the showdown: one backward pass) minus the Markov value at its
+  flop buckets (:func:`sample_deals`, ``deals_per_pair`` boards a pair);
 * each flop-start node (a child of a preflop decision in round 1) and each preflop all-in
   showdown then has a value per **preflop bucket pair** (hunl-tiny: the 169 hand classes,
   so the table is per class pair): the round transition table contracted with it, or the
   all-in equity. The table holds ``2 x K x nodes x B x B`` numbers (hunl-tiny: 2 x 4 x 11
-  x 169 x 169, 10 MB) and is built in seconds on first use, then cached.
+  x 169 x 169, 10 MB) and is built on first use (minutes: the exact postflop correction), then cached.
 
 :class:`PreflopTableEvaluator` is the :class:`~pokerbot.solver.leaves.LeafEvaluator` of a
 preflop subgame: a leaf's real action sequence maps onto the abstract game as the rollout
@@ -33,6 +39,7 @@ sampled boards, cached on disk: the agent's preflop all-in leaves.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 import os
 from collections.abc import Sequence
@@ -40,14 +47,22 @@ from collections.abc import Sequence
 import numpy as np
 from numba import njit
 
-from blueprint.abstract_game import DECISION, FOLD_NODE
+from blueprint.abstract_game import DECISION, FOLD_NODE, SHOWDOWN
 from blueprint.storage import pokerbot_home
 from pokerbot.solver.leaves import check_choices
 from pokerbot.solver.tree import PublicTree, SolverError
 from realtime.network_leaves import ClassPairLeaves
 
+log = logging.getLogger(__name__)
+
 #: Flops per pair of hands for the preflop-to-flop bucket transitions (812,175 pairs: ~10^8 deals, ~10 s).
 FLOPS_PER_PAIR = 128
+#: Boards per pair of hands for the table's exact postflop correction (812,175 pairs x 2 seatings; see FlopStartTable):
+#: 1 leaves the strongest classes' rows ~35 chips of noise (big pots), 4 about half that (~6 min once on 2 loaded cores).
+POSTFLOP_DEALS_PER_PAIR = 4
+#: Node kinds as plain ints for the numba kernel.
+FOLD = int(FOLD_NODE)
+SHOW = int(SHOWDOWN)
 #: Boards sampled for the preflop all-in equity table (its error: about 0.7 / sqrt(0.66 x this) per pair).
 PREFLOP_EQUITY_BOARDS = 4_000
 
@@ -110,6 +125,106 @@ def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> n
     return counts / np.where(total > 0, total, 1.0)
 
 
+@njit(cache=True)
+def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, strategies, flop_nodes, markov,
+                          pre, buckets, result, sums, counts):  # pragma: no cover - numba
+    """For each deal (both seatings of its two hands) and each strategy ``s``: player 0's exact expected chips at
+    every flop-start node ``flop_nodes[i]`` given all the deal's cards (a backward pass over the postflop tree,
+    each player's buckets fixed by the deal), minus the bucket-Markov value ``markov[s, i, f0, f1]`` at the deal's
+    flop buckets; summed in ``sums[s, i, b0, b1]`` per preflop bucket pair, deals counted in ``counts``."""
+    n_nodes = kind.shape[0]
+    value = np.zeros(n_nodes)
+    for m in range(result.shape[0]):
+        for seating in range(2):
+            me, other = (0, 1) if seating == 0 else (1, 0)
+            res = result[m] if seating == 0 else -result[m]
+            c0 = pre[m, me]
+            c1 = pre[m, other]
+            counts[c0, c1] += 1.0
+            for s in range(strategies.shape[0]):
+                for n in range(n_nodes - 1, -1, -1):
+                    if rnd[n] == 0:
+                        continue
+                    k = kind[n]
+                    if k == FOLD:
+                        value[n] = -spent[n, 0] if player[n] == 0 else spent[n, 1]
+                    elif k == SHOW:
+                        value[n] = res * min(spent[n, 0], spent[n, 1])
+                    else:
+                        p = player[n]
+                        b = buckets[m, me if p == 0 else other, rnd[n]]
+                        na = nact[n]
+                        off = base[n] + b * na
+                        v = 0.0
+                        for a in range(na):
+                            v += strategies[s, off + a] * value[child[first[n] + a]]
+                        value[n] = v
+                f0 = buckets[m, me, 1]
+                f1 = buckets[m, other, 1]
+                for i in range(flop_nodes.shape[0]):
+                    n = flop_nodes[i]
+                    sums[s, i, c0, c1] += value[n] - markov[s, i, f0, f1]
+
+
+def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_000):  # type: ignore[no-untyped-def]
+    """Deals stratified by hand pair: every unordered pair of disjoint hands with ``deals_per_pair`` uniform
+    boards, in chunks of about ``chunk`` deals: ``(cards (M, 9), pre (M, 2), buckets (M, 2, rounds), result (M,))``:
+    both hands and the board, the preflop buckets, every round's bucket of both hands and the showdown's sign
+    for the first hand."""
+    from abstraction.isomorphism import hand_index_batch
+    from blueprint.values import hole_buckets
+    from pokerbot.evaluator import evaluate_batch
+    from realtime.subgame import hand_universe
+
+    hands = np.asarray(hand_universe(game), dtype=np.int64)
+    pre_all = hole_buckets(cards, hands)
+    i, j = np.triu_indices(len(hands), 1)
+    disjoint = ~(hands[i][:, :, None] == hands[j][:, None, :]).any(axis=(1, 2))
+    i, j = np.repeat(i[disjoint], deals_per_pair), np.repeat(j[disjoint], deals_per_pair)
+    rng = np.random.default_rng(seed)
+    deck = np.array(sorted(game.deck()), dtype=np.int64)
+    rounds = game.num_rounds
+    for lo in range(0, len(i), chunk):
+        a, b = hands[i[lo : lo + chunk]], hands[j[lo : lo + chunk]]
+        keys = rng.random((len(a), len(deck)))
+        held = (deck[None, None, :] == np.concatenate([a, b], axis=1)[:, :, None]).any(axis=1)
+        keys[held] = 2.0
+        board = deck[np.argpartition(keys, 5, axis=1)[:, :5]]
+        buckets = np.empty((len(a), 2, rounds), dtype=np.int64)
+        buckets[:, 0, 0] = pre_all[i[lo : lo + chunk]]
+        buckets[:, 1, 0] = pre_all[j[lo : lo + chunk]]
+        for r in range(1, rounds):
+            nb = game.board_cards_through(r)
+            for side, hole in enumerate((a, b)):
+                rows = np.concatenate([hole, board[:, :nb]], axis=1)
+                buckets[:, side, r] = np.asarray(cards.tables[r])[hand_index_batch(r, rows)]
+        s0 = evaluate_batch(np.concatenate([a, board], axis=1))
+        s1 = evaluate_batch(np.concatenate([b, board], axis=1))
+        result = np.sign(s0.astype(np.int64) - s1.astype(np.int64)).astype(np.float64)
+        yield np.concatenate([a, b, board], axis=1), buckets[:, :, 0].copy(), buckets, result
+
+
+def tree_arrays(tree) -> tuple[np.ndarray, ...]:  # type: ignore[no-untyped-def]
+    """The abstract game's node arrays in :func:`_postflop_corrections`'s order and types."""
+    ints = [np.asarray(a, dtype=np.int64) for a in (tree.kind, tree.player, tree.round, tree.num_actions,
+                                                    tree.first_child, tree.child, tree.base)]
+    return (*ints, np.asarray(tree.spent, dtype=np.float64))
+
+
+def normalized_rows(tree, strategies: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    """``strategies`` (rows over the abstract game's slots) with every information set's row summing to 1
+    (uniform where it sums to 0)."""
+    norm = np.array(strategies, dtype=np.float64, ndmin=2)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        na = int(tree.num_actions[n])
+        lo, width = int(tree.base[n]), int(tree.num_buckets[int(tree.round[n])]) * na
+        block = norm[:, lo : lo + width].reshape(len(norm), -1, na)
+        total = block.sum(axis=2, keepdims=True)
+        norm[:, lo : lo + width] = np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / na).reshape(
+            len(norm), width)
+    return norm
+
+
 def _slot_players(tree) -> np.ndarray:  # type: ignore[no-untyped-def]
     """The player who acts at each slot of a blueprint's abstract game."""
     out = np.zeros(tree.num_slots, dtype=np.int64)
@@ -126,16 +241,20 @@ class FlopStartTable:
     the blueprint first). ``values[o, k, i]`` is the ``(B, B)`` matrix of node ``nodes[i]`` when seat ``o``
     plays ``continuations[k]`` and the other seat the blueprint. ``samples`` and ``table_seed`` are the
     bucket transition tables' (:class:`~blueprint.values.BlueprintTables`, cached there), except the
-    preflop-to-flop one of a hold'em preset, from ``flops_per_pair`` flops per hand pair (:func:`flop_transitions`); the finished
+    preflop-to-flop one of a hold'em preset, from ``flops_per_pair`` flops per hand pair (:func:`flop_transitions`); the
+    postflop values of a hold'em preset are corrected to exact from ``deals_per_pair`` boards per hand pair (0: the
+    bucket-Markov values alone, :meth:`_postflop_correction`); the finished
     table is cached in ``$POKERBOT_HOME/realtime-tables/`` by the blueprint, the continuations and the samples.
     Raises :class:`~blueprint.values.BlueprintValueError` for a card abstraction whose transition
     tables do not fit (hunl-medium's 200 buckets).
     """
 
     def __init__(self, blueprint, continuations: Sequence[np.ndarray], samples: int | None = None,  # type: ignore[no-untyped-def]
-                 table_seed: int = 0, flops_per_pair: int | None = None, cache: bool = True) -> None:
+                 table_seed: int = 0, flops_per_pair: int | None = None, cache: bool = True,
+                 deals_per_pair: int | None = None) -> None:
         import hashlib
 
+        from blueprint.model import PresetCards
         from blueprint.values import DEFAULT_SAMPLES, BlueprintTables
 
         self.blueprint = blueprint
@@ -151,6 +270,7 @@ class FlopStartTable:
                 raise SolverError(f"a continuation does not fit the blueprint ({c.shape} vs {tree.num_slots})")
         samples = DEFAULT_SAMPLES if samples is None else int(samples)
         flops_per_pair = FLOPS_PER_PAIR if flops_per_pair is None else int(flops_per_pair)
+        deals_per_pair = POSTFLOP_DEALS_PER_PAIR if deals_per_pair is None else int(deals_per_pair)
         nodes = []
         for n in np.nonzero((tree.kind == DECISION) & (tree.round == 0))[0]:
             first = int(tree.first_child[n])
@@ -164,37 +284,71 @@ class FlopStartTable:
         for c in conts:
             digest.update(np.ascontiguousarray(c).tobytes())
         name = (f"{tree.signature()}-{blueprint.cards_name}-{digest.hexdigest()[:16]}-{samples}-{table_seed}-"
-                f"{flops_per_pair}.npy")
+                f"{flops_per_pair}-{deals_per_pair}.npy")
         path = pokerbot_home() / "realtime-tables" / name
+        #: Names this table's values (the preflop solution cache of an agent that uses it includes it).
+        self.key = hashlib.sha256(name.encode()).hexdigest()[:8]
         b = int(tree.num_buckets[0])
         shape = (2, len(conts), len(self.nodes), b, b)
         if cache and path.is_file():
             self.values = np.load(path)
             if self.values.shape == shape:
                 return  # (another shape: a file from other code; rebuilt below)
-        from blueprint.model import PresetCards
-
         value = BlueprintTables(blueprint, samples=samples, table_seed=table_seed, cache=cache)
         if isinstance(value.cards, PresetCards):  # the preflop transition stratified by hand pair (see flop_transitions)
             value.T[0] = flop_transitions(blueprint.game, value.cards, flops_per_pair, table_seed)
         seat = _slot_players(tree)
         bp = np.asarray(blueprint.strategy, dtype=np.float64)
         out = np.zeros(shape, dtype=np.float32)
-        for o in range(2):
-            for k, cont in enumerate(conts):
-                if k > 0 or o == 0:
-                    F, S = value.backward_induction(np.where(seat == o, cont, bp))
-                    for i, n in enumerate(self.nodes):
-                        f, _ = value.child_terms(0, int(n), F, S)
-                        out[o, k, i] = np.broadcast_to(f, (b, b))
-                else:  # the blueprint against itself: the same for both seats
-                    out[1, 0] = out[0, 0]
+        # flop-start decision nodes (the preflop all-in showdowns need no correction: their equity is exact)
+        flop = [i for i, n in enumerate(self.nodes) if tree.kind[n] == DECISION and tree.round[n] > 0]
+        combos = [(o, k) for o in range(2) for k in range(len(conts)) if k > 0 or o == 0]
+        strategies = np.zeros((len(combos), tree.num_slots))
+        nb1 = int(tree.num_buckets[1])
+        markov = np.zeros((len(combos), len(flop), nb1, nb1))
+        for s, (o, k) in enumerate(combos):
+            strategies[s] = np.where(seat == o, conts[k], bp)
+            F, S = value.backward_induction(strategies[s])
+            for i, n in enumerate(self.nodes):
+                f, _ = value.child_terms(0, int(n), F, S)
+                out[o, k, i] = np.broadcast_to(f, (b, b))
+            for j, i in enumerate(flop):
+                markov[s, j] = F[int(self.nodes[i])]
+        if deals_per_pair > 0 and flop and isinstance(value.cards, PresetCards):
+            correction = self._postflop_correction(strategies, markov, np.array([self.nodes[i] for i in flop]),
+                                                   value.cards, deals_per_pair, table_seed)
+            for s, (o, k) in enumerate(combos):
+                out[o, k, flop] += correction[s].astype(np.float32)
+        out[1, 0] = out[0, 0]  # the blueprint against itself: the same for both seats
         self.values = out
         if cache:
             path.parent.mkdir(parents=True, exist_ok=True)
             tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
             np.save(tmp, out)
             os.replace(tmp, path)
+
+    def _postflop_correction(self, strategies: np.ndarray, markov: np.ndarray, flop_nodes: np.ndarray, cards,  # type: ignore[no-untyped-def]
+                             deals_per_pair: int, seed: int) -> np.ndarray:
+        """``E[exact - Markov]`` per strategy, flop-start node and preflop bucket pair, over stratified deals.
+
+        The backward induction treats bucket pairs as a Markov chain: a river bucket pair wins as often
+        whatever the preflop hands were. That pulls every hand class toward the mean (measured on hunl-tiny
+        against a Monte Carlo of the same strategies with real cards: a limp with the weakest classes valued
+        15-30 chips too high, the strongest ~35 too low), enough to turn the preflop re-solve's folds into
+        limps. Each sampled deal is valued exactly (its cards fix every bucket and the showdown) and the
+        Markov value at its flop buckets subtracted (a control variate: the stratified flop transition above
+        keeps the flop's variance out), so table + correction is the exact expectation up to sampling.
+        """
+        tree = self.tree
+        norm = normalized_rows(tree, strategies)
+        b = int(tree.num_buckets[0])
+        sums = np.zeros((len(norm), len(flop_nodes), b, b))
+        counts = np.zeros((b, b))
+        log.info("flop-start table: exact postflop values of every pair of hands on %d boards x %d strategies "
+                 "(once per blueprint; minutes)", deals_per_pair, len(norm))
+        for _, pre, buckets, result in sample_deals(self.blueprint.game, cards, deals_per_pair, seed + 1):
+            _postflop_corrections(*tree_arrays(tree), norm, flop_nodes.astype(np.int64), markov, pre, buckets, result, sums, counts)
+        return sums / np.where(counts > 0, counts, 1.0)
 
     def matrix(self, node: int, opponent: int, k: int) -> np.ndarray:
         """Player 0's chips at abstract ``node`` over preflop bucket pairs, seat ``opponent`` on continuation ``k``."""

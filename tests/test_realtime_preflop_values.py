@@ -1,8 +1,10 @@
 """Preflop re-solving in HUNL: the flop-start value table, its leaf evaluator, the preflop equity table.
 
-The table is checked against an independent computation of the same quantity: the AIVAT blueprint value
-(:class:`evaluation.blueprint_value.BlueprintValue`) of every hand pair of a class pair at the flop start,
-each the exact mean over its 17,296 flops; the evaluator against a brute-force sum over hand pairs.
+The table's bucket-Markov part is checked against an independent computation of the same quantity: the AIVAT
+blueprint value (:class:`evaluation.blueprint_value.BlueprintValue`) of every hand pair of a class pair at the
+flop start, each the exact mean over its 17,296 flops; its exact postflop correction's kernel against a
+recursive evaluation of the abstract tree, deal by deal; the evaluator against a brute-force sum over hand
+pairs.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ def table(hunl_tiny_home, tmp_path_factory):
     try:
         bp = Blueprint.load(hunl_tiny_home / "blueprints" / "hunl-tiny" / "blueprint.npz")
         conts = bias_strategies(bp.tree, bp.strategy, 10.0, 4)
-        yield bp, FlopStartTable(bp, conts, flops_per_pair=64)
+        # deals_per_pair=0: the bucket-Markov table alone (the exact correction is tested on its own, below)
+        yield bp, FlopStartTable(bp, conts, flops_per_pair=64, deals_per_pair=0)
     finally:
         if old is None:
             os.environ.pop("POKERBOT_HOME")
@@ -44,7 +47,7 @@ def _classes(bp, hands: np.ndarray) -> np.ndarray:
     return hole_buckets(make_cards(bp.cards_name, bp.game), hands.astype(np.int64))
 
 
-def test_table_is_the_blueprint_value_averaged_over_each_class_pair(table) -> None:
+def test_markov_table_is_the_blueprint_value_averaged_over_each_class_pair(table) -> None:
     from evaluation.blueprint_value import BlueprintValue
     from realtime.subgame import hand_universe
 
@@ -77,6 +80,72 @@ def test_table_is_the_blueprint_value_averaged_over_each_class_pair(table) -> No
                                                                                    sigma)
     # the opponent's continuations move the values (fold-biased: the opponent gives up pots)
     assert not np.allclose(tab.matrix(node, 1, 1), mat, atol=1.0)
+
+
+def _exact_value(tree, strategy: np.ndarray, node: int, b: np.ndarray, res: float) -> float:
+    """Player 0's chips below abstract ``node`` when both follow ``strategy`` with round buckets ``b[p, r]`` and
+    the showdown's sign ``res`` for player 0: a plain recursion, the kernel's reference."""
+    from blueprint.abstract_game import DECISION, FOLD_NODE
+
+    kind = tree.kind[node]
+    s0, s1 = float(tree.spent[node, 0]), float(tree.spent[node, 1])
+    if kind == FOLD_NODE:
+        return -s0 if tree.player[node] == 0 else s1
+    if kind != DECISION:
+        return res * min(s0, s1)
+    na, r = int(tree.num_actions[node]), int(tree.round[node])
+    row = strategy[int(tree.base[node]) + int(b[int(tree.player[node]), r]) * na:][:na]
+    row = row / row.sum() if row.sum() > 0 else np.full(na, 1.0 / na)
+    first = int(tree.first_child[node])
+    return sum(float(row[a]) * _exact_value(tree, strategy, int(tree.child[first + a]), b, res) for a in range(na)
+               if row[a] > 0)
+
+
+def test_postflop_correction_is_the_exact_value_minus_the_markov_one(table) -> None:
+    from blueprint.model import make_cards
+    from pokerbot.evaluator import evaluate
+    from realtime.preflop_values import _postflop_corrections, normalized_rows, sample_deals, tree_arrays
+
+    bp, tab = table
+    tree, game = bp.tree, bp.game
+    cards = make_cards(bp.cards_name, game)
+    dealt, pre, buckets, result = next(sample_deals(game, cards, 1, seed=3, chunk=40))
+    assert len(result) == 40
+    flop_nodes = np.array([n for n in tab.nodes if tree.kind[n] == 0 and tree.round[n] > 0][:3], dtype=np.int64)
+    strategies = np.stack([np.asarray(bp.strategy, dtype=np.float64), np.ones(tree.num_slots)])
+    nb0, nb1 = int(tree.num_buckets[0]), int(tree.num_buckets[1])
+    markov = np.random.default_rng(0).normal(size=(2, len(flop_nodes), nb1, nb1)) * 50
+    sums = np.zeros((2, len(flop_nodes), nb0, nb0))
+    counts = np.zeros((nb0, nb0))
+    _postflop_corrections(*tree_arrays(tree), normalized_rows(tree, strategies), flop_nodes, markov, pre, buckets, result,
+                          sums, counts)
+    want_sums = np.zeros_like(sums)
+    want_counts = np.zeros_like(counts)
+    for m in range(len(result)):
+        for seating in (0, 1):
+            b = buckets[m] if seating == 0 else buckets[m, ::-1]
+            res = float(result[m]) * (1 if seating == 0 else -1)
+            want_counts[b[0, 0], b[1, 0]] += 1
+            for s in range(2):
+                for i, n in enumerate(flop_nodes):
+                    want_sums[s, i, b[0, 0], b[1, 0]] += (_exact_value(tree, strategies[s], int(n), b, res)
+                                                          - markov[s, i, b[0, 1], b[1, 1]])
+    np.testing.assert_allclose(sums, want_sums, rtol=1e-9, atol=1e-6)
+    np.testing.assert_array_equal(counts, want_counts)
+    assert counts.sum() == 80 and np.abs(sums).max() > 1.0  # 40 deals, both seatings; real values, not zeros
+    # the deals themselves: two disjoint hands and a board; buckets and showdowns are those of their cards
+    from blueprint.values import bucket_rows, hole_buckets
+
+    assert all(len(set(row.tolist())) == 9 for row in dealt)
+    np.testing.assert_array_equal(pre, buckets[:, :, 0])
+    np.testing.assert_array_equal(pre[:, 0], hole_buckets(cards, dealt[:, :2]))
+    for m in range(5):
+        for side in (0, 1):
+            hole = dealt[m, 2 * side : 2 * side + 2].tolist()
+            for r, nb in ((1, 3), (2, 4), (3, 5)):
+                assert buckets[m, side, r] == bucket_rows(cards, r, hole, dealt[m, 4 : 4 + nb][None])[0]
+        sign = np.sign(evaluate(dealt[m, [0, 1, 4, 5, 6, 7, 8]].tolist()) - evaluate(dealt[m, 2:].tolist()))
+        assert result[m] == sign
 
 
 def test_table_leaves_are_the_brute_force_sums(table) -> None:
@@ -165,6 +234,7 @@ def test_hunl_agent_solves_the_preflop_and_caches_it(table, hunl_tiny_home, monk
     bp, _ = table
     monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
     monkeypatch.setattr("realtime.preflop_values.FLOPS_PER_PAIR", 64)  # the table the fixture cached
+    monkeypatch.setattr("realtime.preflop_values.POSTFLOP_DEALS_PER_PAIR", 0)
     r0 = {"mode": "solve", "gadget": "reach", "iterations": 40, "min_iterations": 1, "time_budget": 1e9,
           "depth_limit": 0, "leaves": "table", "cache": True}
     cfg = RealtimeConfig.from_dict({"blueprint": "-", "name": "preflop-test", "action_time_limit": 1e9,
