@@ -34,7 +34,7 @@ import numpy as np
 from blueprint.mapping import MappingError, TreeMapper
 from blueprint.model import Blueprint, PresetCards, make_cards
 from blueprint.storage import blueprint_dir
-from pokerbot.agent import Agent
+from pokerbot.agent import Agent, agent_seed, hand_rng
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -49,7 +49,8 @@ class BlueprintAgent(Agent):
         self.game = blueprint.game
         self.tree = blueprint.tree
         self.cards = make_cards(blueprint.cards_name, self.game)
-        self.rng = np.random.default_rng(seed)
+        self.seed = agent_seed(seed)
+        self.rng = np.random.default_rng(self.seed)
         self.mapper = TreeMapper(self.tree, rng=self.rng)
         self.name = name
         self.stats = {"decisions": 0, "off_tree": 0, "translated": 0, "nearest": 0}
@@ -59,6 +60,8 @@ class BlueprintAgent(Agent):
             raise PokerbotError(f"this blueprint is for {self.game.name}, not {game.name}")
 
     def begin_hand(self, view: MatchState) -> None:
+        self.rng = hand_rng(self.seed, view)  # per hand: comparisons with other agents share random numbers
+        self.mapper.rng = self.rng
         self.mapper.reset()
 
     def _decision(self, view: MatchState) -> tuple[list[Action], np.ndarray]:

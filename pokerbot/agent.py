@@ -96,6 +96,28 @@ class Agent(ABC):
         return out
 
 
+def agent_seed(seed: int | None) -> int:
+    """``seed``, or a fresh random one when None (an agent's base seed for :func:`hand_rng`)."""
+    return int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
+
+
+def hand_rng(seed: int, view: MatchState) -> np.random.Generator:
+    """The random generator of one hand: seeded by the agent's ``seed`` and the hand's number.
+
+    Agents that draw from it (one number per decision, over the same action order) play identically
+    whenever their strategies agree, whatever happened in earlier hands: two agents compared on the
+    same deals (the blueprint and a real-time agent that re-solves only the river, say) then differ
+    only where their strategies do — common random numbers, not just common cards.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> from pokerbot.matchstate import parse_matchstate
+    >>> view = parse_matchstate(load_game("kuhn"), "MATCHSTATE:0:7::Ks|")
+    >>> float(hand_rng(3, view).random()) == float(hand_rng(3, view).random())
+    True
+    """
+    return np.random.default_rng((int(seed), int(view.state.hand_id) % 2**63))
+
+
 def legal_or_call(state: State, action: Action) -> Action:
     """``action`` repaired the way the ACPC dealer would (raise sizes clamped), or a call.
 

@@ -58,7 +58,7 @@ import numpy as np
 from blueprint.agent import resolve_path
 from blueprint.model import Blueprint
 from blueprint.storage import pokerbot_home
-from pokerbot.agent import Agent
+from pokerbot.agent import Agent, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -408,7 +408,8 @@ class RealtimeAgent(Agent):
         self.config = config
         self.resolver = Resolver(config, blueprint)
         self.game = blueprint.game
-        self.rng = np.random.default_rng(config.seed if seed is None else seed)
+        self.seed = agent_seed(config.seed if seed is None else seed)
+        self.rng = np.random.default_rng(self.seed)
         self.name = name
         self.index = {tuple(int(c) for c in row): i for i, row in enumerate(self.resolver.universe)}
         self.stats: list[dict[str, object]] = []
@@ -431,6 +432,7 @@ class RealtimeAgent(Agent):
         self.resolver.clear()
         self._walls.clear()
         self.hands += 1
+        self.rng = hand_rng(self.seed, view)  # as the blueprint agent's: equal strategies, equal play
 
     def time_limit(self) -> float:
         """Seconds the next decision may take: the action limit, or less when the match's hand budget is short."""

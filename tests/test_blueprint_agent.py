@@ -45,9 +45,10 @@ def test_agent_samples_the_blueprint_strategy(leduc_blueprint: Path):
     p_raise = float(bp.probabilities(0, b)[1])
     n = 4000
     raises = 0
-    for _ in range(n):
-        agent.begin_hand(MatchState(0, s))
-        raises += agent.act(MatchState(0, s)).kind == ActionType.RAISE
+    for i in range(n):  # hand i: the agent's numbers are drawn per hand (pokerbot.agent.hand_rng)
+        si = State.initial(game, hand_id=i, hole_cards=[parse_cards("Kh"), ()])
+        agent.begin_hand(MatchState(0, si))
+        raises += agent.act(MatchState(0, si)).kind == ActionType.RAISE
     assert raises / n == pytest.approx(p_raise, abs=4 * np.sqrt(p_raise * (1 - p_raise) / n) + 1e-9)
     # deeper: after c r, player 0 with a queen on a king board follows the tree
     s2 = State.initial(game, hole_cards=[parse_cards("Qh"), ()], board_cards=parse_cards("Ks"))
