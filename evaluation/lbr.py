@@ -46,7 +46,7 @@ import numpy as np
 
 from evaluation.equity import MAX_EXACT_RUNOUTS, all_hands, hand_equities
 from evaluation.stats import WinRate, win_rate
-from pokerbot.agent import Agent
+from pokerbot.agent import Agent, hand_rng
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -105,6 +105,7 @@ class LocalBestResponse(Agent):
         self.policy = policy
         self.settings = settings or LbrSettings()
         self.name = name
+        self.seed = seed
         self.rng = np.random.default_rng(seed)
         self.hands = all_hands(game)
         self._masks = np.array([sum(1 << int(c) for c in h) for h in self.hands], dtype=np.int64)
@@ -114,6 +115,7 @@ class LocalBestResponse(Agent):
         self._state: State | None = None
 
     def begin_hand(self, view: MatchState) -> None:
+        self.rng = hand_rng(self.seed, view)  # per hand, so runs against two agents share the sampled equities
         self._weights = np.ones(len(self.hands))
         self._weights[(self._masks & _mask(view.state.hole_cards[view.viewer])) != 0] = 0.0
         self._seen = 0
