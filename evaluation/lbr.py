@@ -189,12 +189,32 @@ class LocalBestResponse(Agent):
 
     def act(self, view: MatchState) -> Action:
         self.stats["decisions"] += 1
-        values = self.action_values(view)
-        # Ties go to the more passive action (menu order: fold, call, then raises small to large),
-        # except that folding needs a strictly better value than calling.
-        best = max(values, key=lambda a: (values[a] + (1e-9 if a.kind == ActionType.CALL else 0.0)))
+        best = choose(self.action_values(view))
         self.stats[{ActionType.FOLD: "folds", ActionType.CALL: "calls", ActionType.RAISE: "raises"}[best.kind]] += 1
         return best
+
+
+def choose(values: dict[Action, float]) -> Action:
+    """LBR's action: the best value, ties going to the more passive action (menu order: fold, call, then raises
+    small to large) and folding needing a better value than calling. Values within 1e-9 (relative) tie: they
+    differ by float rounding only (two agents with one strategy, their probabilities summed in another order),
+    and a tie broken by rounding would make LBR against them play differently.
+
+    >>> from pokerbot.state import CALL, FOLD, raise_to
+    >>> str(choose({FOLD: -50.0, CALL: 10.0, raise_to(300): 10.0 + 1e-12, raise_to(900): 9.0}))
+    'c'
+    >>> str(choose({FOLD: -50.0, CALL: -50.0 + 1e-12}))
+    'c'
+    """
+    top = max(values.values())
+    tol = 1e-9 * max(1.0, abs(top))
+    call = next((v for a, v in values.items() if a.kind == ActionType.CALL), None)
+    for action, v in values.items():
+        if action.kind == ActionType.FOLD and call is not None and v <= call + tol:
+            continue
+        if v >= top - tol:
+            return action
+    raise AssertionError("unreachable: some value is the top one")  # pragma: no cover
 
 
 def _mask(cards: Sequence[int]) -> int:
