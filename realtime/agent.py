@@ -433,6 +433,8 @@ class RealtimeAgent(Agent):
         self._walls.clear()
         self.hands += 1
         self.rng = hand_rng(self.seed, view)  # as the blueprint agent's: equal strategies, equal play
+        if self.config.translation == "random":  # the hand's translations: drawn, as the blueprint agent's
+            self.resolver.policy.new_hand(self.seed, view.state.hand_id)
 
     def time_limit(self) -> float:
         """Seconds the next decision may take: the action limit, or less when the match's hand budget is short."""

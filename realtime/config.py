@@ -9,6 +9,9 @@ One file per agent::
                                   # with a warning, if a solve is not done by then)
     hand_time_limit = 0.0         # seconds per hand on average over the match (the ACPC dealer's t_per_hand,
                                   # 7 s by default): a decision may use only what is left; 0: no such limit
+    translation = "likely"        # an off-tree opponent action met where the agent plays or models the blueprint:
+                                  # "likely" (the more likely side of its bracket, always) or "random" (a side
+                                  # drawn per hand, as the blueprint agent does; not with cached rounds)
 
     [leaves]                      # depth-limited streets only
     evaluator = "rollout"         # "rollout": rollouts of the blueprint's continuation strategies (hold'em);
@@ -159,6 +162,7 @@ class RealtimeConfig:
     seed: int = 0
     action_time_limit: float = 5.0
     hand_time_limit: float = 0.0
+    translation: str = "likely"
     leaves: LeavesConfig = LeavesConfig()
     rounds: tuple[tuple[int, RoundConfig], ...] = field(default_factory=tuple)
 
@@ -188,6 +192,8 @@ class RealtimeConfig:
         d = asdict(self)
         d.pop("action_time_limit")
         d.pop("hand_time_limit")
+        if d["translation"] == "likely":
+            d.pop("translation")  # the default: the digests of files written before the key existed stay
         for _, c in d["rounds"]:
             c.pop("time_budget")
             c.pop("min_iterations")
@@ -195,7 +201,7 @@ class RealtimeConfig:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> RealtimeConfig:
-        known = {"name", "blueprint", "seed", "action_time_limit", "hand_time_limit", "leaves", "round"}
+        known = {"name", "blueprint", "seed", "action_time_limit", "hand_time_limit", "translation", "leaves", "round"}
         extra = set(data) - known
         if extra:
             raise RealtimeConfigError(f"unknown key(s) {', '.join(sorted(extra))}; expected {', '.join(sorted(known))}")
@@ -222,8 +228,15 @@ class RealtimeConfig:
         per_hand = data.get("hand_time_limit", 0.0)
         if not isinstance(per_hand, (int, float)) or per_hand < 0:
             raise RealtimeConfigError(f"hand_time_limit must be seconds >= 0 (0: none), got {per_hand!r}")
+        translation = data.get("translation", "likely")
+        if translation not in ("likely", "random"):
+            raise RealtimeConfigError(f"translation must be 'likely' or 'random', got {translation!r}")
+        if translation == "random" and any(c.cache for _, c in rounds):
+            raise RealtimeConfigError("translation = 'random' changes a subgame's menu from hand to hand: "
+                                      "it cannot share cached solutions (cache = true)")
         cfg = cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
-                  action_time_limit=float(limit), hand_time_limit=float(per_hand), leaves=leaves, rounds=tuple(rounds))
+                  action_time_limit=float(limit), hand_time_limit=float(per_hand), translation=translation,
+                  leaves=leaves, rounds=tuple(rounds))
         if cfg.network_rounds() and not leaves.model:
             raise RealtimeConfigError(f"round(s) {cfg.network_rounds()} use network leaves: leaves.model must name the "
                                       "leaf-value model (a name under $POKERBOT_HOME/leafnet/ or a model directory)")

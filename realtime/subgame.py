@@ -61,8 +61,29 @@ class _MoreLikely:
         return 0.5
 
 
+class HandDraws:
+    """A random source for :class:`TreeMapper` whose k-th draw in a hand is fixed by (seed, hand, k).
+
+    Following any history of the hand from its start makes the same draws for the same off-tree actions,
+    so a policy that translates with it stays a function of the public history within a hand, while its
+    translations vary from hand to hand as the blueprint agent's random ones do.
+    """
+
+    def __init__(self, seed: int, hand: int) -> None:
+        self.seed, self.hand, self.k = int(seed), int(hand) % 2**63, 0
+
+    def random(self) -> float:
+        self.k += 1
+        return float(np.random.default_rng((self.seed, self.hand, self.k)).random())
+
+
 class BlueprintPolicy:
-    """The blueprint's strategy at any real state, for every hand of the acting player."""
+    """The blueprint's strategy at any real state, for every hand of the acting player.
+
+    Off-tree actions translate to the more likely side of their bracket; after :meth:`new_hand` with a
+    seed, to a side drawn per hand (:class:`HandDraws`), as the blueprint agent draws them: a fixed side
+    is what an opponent who sizes between the menu's bets exploits (LBR's pot raises taken for all-ins).
+    """
 
     def __init__(self, blueprint: Blueprint) -> None:
         self.blueprint = blueprint
@@ -73,6 +94,12 @@ class BlueprintPolicy:
         self.hands = hand_universe(self.game)
         self._positions: dict[str, tuple[int, list[Action], list[int]]] = {}
         self._buckets: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
+        self._hand: tuple[int, int] | None = None
+
+    def new_hand(self, seed: int | None, hand: int = 0) -> None:
+        """Translate the next hand's off-tree actions by draws of (``seed``, ``hand``); None: the more likely side."""
+        self._hand = None if seed is None else (int(seed), int(hand))
+        self._positions.clear()
 
     def _position(self, state: State) -> tuple[int, list[Action], list[int]]:
         """(abstract node, distinct real actions, abstract slot -> index into them) at ``state``."""
@@ -82,6 +109,7 @@ class BlueprintPolicy:
             bare = State.initial(self.game)
             for a in state.actions():
                 bare = bare.apply(a)
+            self.mapper.rng = _MoreLikely() if self._hand is None else HandDraws(*self._hand)  # type: ignore[assignment]
             self.mapper.reset()
             pos = self.mapper.follow(bare, me=state.current_player)
             actions: list[Action] = []

@@ -410,3 +410,30 @@ def test_common_random_numbers_with_the_blueprint_agent(blueprint, tmp_path):
     assert solved != reference  # the re-solved second round is played differently somewhere
     # the control: another seed draws other numbers, so the first rounds differ
     assert first_round(histories(BlueprintAgent(blueprint, seed=9), "other")) != first_round(reference)
+
+
+def test_random_translation_varies_by_hand_and_holds_within_one(blueprint):
+    """``translation = "random"``: an off-tree bet (5 between the tiny menu's pot, 3, and all-in, 20) maps to either
+    side, drawn per hand like the blueprint agent's, fixed within the hand; "likely" always takes one side."""
+    from pokerbot.state import raise_to
+
+    game = blueprint.game
+    real = State.initial(game).apply(raise_to(5))
+
+    def policy_rows(cfg: RealtimeConfig) -> set[bytes]:
+        agent = RealtimeAgent(cfg, blueprint, seed=3)
+        seen = set()
+        for hand in range(40):
+            agent.begin_hand(MatchState(1, State.initial(game, hand_id=hand)))
+            first = agent.resolver.decide(real).probs
+            agent.resolver.memo.clear()  # asked again within the hand: the same translation
+            assert np.array_equal(agent.resolver.decide(real).probs, first)
+            seen.add(np.round(first, 12).tobytes())
+        return seen
+
+    assert len(policy_rows(RealtimeConfig.from_dict({"blueprint": "unused"}))) == 1
+    assert len(policy_rows(RealtimeConfig.from_dict({"blueprint": "unused", "translation": "random"}))) == 2
+    with pytest.raises(RealtimeConfigError, match="translation"):
+        RealtimeConfig.from_dict({"blueprint": "x", "translation": "nearest"})
+    with pytest.raises(RealtimeConfigError, match="cache"):
+        RealtimeConfig.from_dict({"blueprint": "x", "translation": "random", "round": {"0": {"cache": True}}})
