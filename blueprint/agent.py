@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from blueprint.mapping import MappingError, TreeMapper
+from blueprint.mapping import HandDraws, MappingError, TreeMapper
 from blueprint.model import Blueprint, PresetCards, make_cards
 from blueprint.storage import blueprint_dir
 from pokerbot.agent import Agent, agent_seed, hand_rng
@@ -60,8 +60,9 @@ class BlueprintAgent(Agent):
             raise PokerbotError(f"this blueprint is for {self.game.name}, not {game.name}")
 
     def begin_hand(self, view: MatchState) -> None:
-        self.rng = hand_rng(self.seed, view)  # per hand: comparisons with other agents share random numbers
-        self.mapper.rng = self.rng
+        # per hand: comparisons with other agents on the same deals share their random numbers
+        self.rng = hand_rng(self.seed, view)
+        self.mapper.rng = HandDraws(self.seed, view.state.hand_id)
         self.mapper.reset()
 
     def _decision(self, view: MatchState) -> tuple[list[Action], np.ndarray]:
@@ -97,6 +98,7 @@ class BlueprintAgent(Agent):
         """
         saved, state = self.mapper, self.rng.bit_generator.state
         self.mapper = copy.copy(saved)
+        self.mapper.rng = copy.copy(saved.rng)  # its own count of translation draws (a Generator's is restored)
         try:
             try:
                 self.mapper.follow(view.state, me=view.viewer)

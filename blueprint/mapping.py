@@ -102,6 +102,30 @@ class AbstractPosition:
     nearest: int
 
 
+class HandDraws:
+    """Translation draws for :class:`TreeMapper` fixed by (seed, hand, k) for the hand's k-th draw.
+
+    Following a hand's history from its start (:meth:`TreeMapper.reset` restarts the count) makes the same
+    draws for the same off-tree actions, however often it is followed: the blueprint agent and the
+    real-time agent's blueprint policy, seeded alike, translate a hand alike (common random numbers),
+    and translations still vary from hand to hand.
+
+    >>> a, b = HandDraws(1, 7), HandDraws(1, 7)
+    >>> [a.random() for _ in range(2)] == [b.random() for _ in range(2)]
+    True
+    """
+
+    def __init__(self, seed: int, hand: int) -> None:
+        self.seed, self.hand, self.k = int(seed), int(hand) % 2**63, 0
+
+    def random(self) -> float:
+        self.k += 1
+        return float(np.random.default_rng((self.seed, self.hand, self.k)).random())
+
+    def restart(self) -> None:
+        self.k = 0
+
+
 class TreeMapper:
     """Follows one real hand at a time on ``tree``; ``rng`` (a Generator or a seed) draws the translations.
 
@@ -115,7 +139,8 @@ class TreeMapper:
             raise MappingError(f"tree mapping is heads-up; the game has {tree.game.num_players} players")
         self.tree = tree
         self.game = tree.game
-        self.rng = rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng)
+        self.rng: np.random.Generator | HandDraws = (
+            rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng))
         n = tree.num_nodes
         decisions = np.flatnonzero(tree.kind == DECISION)
         # each decision node owns the slots child[first : first + num_actions], and these slices tile `child`
@@ -135,7 +160,9 @@ class TreeMapper:
     # -- the hand being followed -----------------------------------------------------------
 
     def reset(self) -> None:
-        """Start a new hand at the root."""
+        """Start a new hand at the root (per-hand draws start again)."""
+        if isinstance(self.rng, HandDraws):
+            self.rng.restart()
         self._real = State.initial(self.game)
         self._node = 0
         self._abs = State.initial(self.game)

@@ -24,7 +24,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from blueprint.mapping import TreeMapper
+from blueprint.mapping import HandDraws, TreeMapper
 from blueprint.model import Blueprint, PresetCards, make_cards
 from pokerbot.gamedef import GameDef
 from pokerbot.menus import BetMenuFn
@@ -59,22 +59,6 @@ class _MoreLikely:
 
     def random(self) -> float:
         return 0.5
-
-
-class HandDraws:
-    """A random source for :class:`TreeMapper` whose k-th draw in a hand is fixed by (seed, hand, k).
-
-    Following any history of the hand from its start makes the same draws for the same off-tree actions,
-    so a policy that translates with it stays a function of the public history within a hand, while its
-    translations vary from hand to hand as the blueprint agent's random ones do.
-    """
-
-    def __init__(self, seed: int, hand: int) -> None:
-        self.seed, self.hand, self.k = int(seed), int(hand) % 2**63, 0
-
-    def random(self) -> float:
-        self.k += 1
-        return float(np.random.default_rng((self.seed, self.hand, self.k)).random())
 
 
 class BlueprintPolicy:

@@ -411,6 +411,21 @@ def test_common_random_numbers_with_the_blueprint_agent(blueprint, tmp_path):
     # the control: another seed draws other numbers, so the first rounds differ
     assert first_round(histories(BlueprintAgent(blueprint, seed=9), "other")) != first_round(reference)
 
+    # against off-tree sizes (the random bot's), translations drawn per hand as the blueprint agent's are drawn
+    # alike ("random"); the more likely side always ("likely", the control) plays otherwise
+    from pokerbot.bots import make_agent as make_bot
+
+    def against_random(agent, name: str) -> list[str]:
+        path = tmp_path / f"{name}-random.log"
+        play_match(agent, make_bot("random", game, seed=8), game, 300, seed=5, log_path=path, progress=False)
+        return [line.split(":")[2] for line in path.read_text().splitlines() if line.startswith("STATE")]
+
+    wild = against_random(BlueprintAgent(blueprint, seed=7), "blueprint")
+    drawn = RealtimeConfig.from_dict({"blueprint": "unused", "translation": "random"})
+    assert against_random(RealtimeAgent(drawn, blueprint, seed=7), "drawn") == wild
+    assert against_random(RealtimeAgent(RealtimeConfig.from_dict({"blueprint": "unused"}), blueprint, seed=7),
+                          "likely") != wild
+
 
 def test_random_translation_varies_by_hand_and_holds_within_one(blueprint):
     """``translation = "random"``: an off-tree bet (5 between the tiny menu's pot, 3, and all-in, 20) maps to either
