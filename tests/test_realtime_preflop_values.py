@@ -252,3 +252,22 @@ def test_hunl_agent_solves_the_preflop_and_caches_it(table, hunl_tiny_home, monk
     d = resolver.decide(s)
     assert d.source == "solve" and d.gadget == "reach" and CALL in d.actions
     np.testing.assert_allclose(d.probs.sum(axis=0), 1.0, atol=1e-9)
+
+
+def test_preflop_check_folds_cost_the_small_blind_both_ways(table, hunl_tiny_home, monkeypatch) -> None:
+    """``python -m realtime.preflop_check``: the table's and the Monte Carlo's values of the small blind's opening
+    actions; folding costs exactly the small blind both ways, and the other actions are finite and differ."""
+    from realtime.preflop_check import monte_carlo_action_values, table_action_values
+
+    bp, tab = table
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
+    monkeypatch.setattr("realtime.preflop_values.FLOPS_PER_PAIR", 64)  # the fixture's table, cached
+    monkeypatch.setattr("realtime.preflop_values.POSTFLOP_DEALS_PER_PAIR", 0)
+    classes = [3, 168]  # 42o, AA
+    from_table = table_action_values(bp, tab, classes)
+    assert set(from_table) >= {"f", "c"}
+    np.testing.assert_allclose(from_table["f"], -min(bp.game.blind), atol=1e-9)
+    mc = monte_carlo_action_values(bp, classes, ["f", "c"], hands=200, seed=1)
+    np.testing.assert_allclose(mc["f"][0], from_table["f"], atol=1e-9)
+    assert np.all(mc["f"][1] == 0.0) and np.all(np.isfinite(mc["c"][0]))
+    assert from_table["c"][1] > from_table["c"][0] + 50 and mc["c"][0][1] > mc["c"][0][0]  # AA limps better
