@@ -129,7 +129,7 @@ def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> n
 def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, strategies, flop_nodes, markov,
                           pre, buckets, result, sums, counts):  # pragma: no cover - numba
     """For each deal (both seatings of its two hands) and each strategy ``s``: player 0's exact expected chips at
-    every flop-start node ``flop_nodes[i]`` given all the deal's cards (a backward pass over the postflop tree,
+    every flop-start node (or preflop all-in showdown) ``flop_nodes[i]`` given all the deal's cards (a backward pass over the postflop tree,
     each player's buckets fixed by the deal), minus the bucket-Markov value ``markov[s, i, f0, f1]`` at the deal's
     flop buckets; summed in ``sums[s, i, b0, b1]`` per preflop bucket pair, deals counted in ``counts``."""
     n_nodes = kind.shape[0]
@@ -143,9 +143,9 @@ def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, st
             counts[c0, c1] += 1.0
             for s in range(strategies.shape[0]):
                 for n in range(n_nodes - 1, -1, -1):
-                    if rnd[n] == 0:
-                        continue
                     k = kind[n]
+                    if rnd[n] == 0 and k != SHOW:  # the preflop's own decisions: not below any target
+                        continue
                     if k == FOLD:
                         value[n] = -spent[n, 0] if player[n] == 0 else spent[n, 1]
                     elif k == SHOW:
@@ -245,8 +245,9 @@ class FlopStartTable:
     postflop values of a hold'em preset are corrected to exact from ``deals_per_pair`` boards per hand pair (0: the
     bucket-Markov values alone, :meth:`_postflop_correction`); the finished
     table is cached in ``$POKERBOT_HOME/realtime-tables/`` by the blueprint, the continuations and the samples.
-    Raises :class:`~blueprint.values.BlueprintValueError` for a card abstraction whose transition
-    tables do not fit (hunl-medium's 200 buckets).
+    A hold'em preset whose transition tables would not fit (hunl-medium: 200 buckets a round) has every value
+    from the deals alone (no Markov part, so no control variate: noisier for the same deals); another card
+    abstraction that large raises :class:`~blueprint.values.BlueprintValueError`.
     """
 
     def __init__(self, blueprint, continuations: Sequence[np.ndarray], samples: int | None = None,  # type: ignore[no-untyped-def]
@@ -254,8 +255,8 @@ class FlopStartTable:
                  deals_per_pair: int | None = None) -> None:
         import hashlib
 
-        from blueprint.model import PresetCards
-        from blueprint.values import DEFAULT_SAMPLES, BlueprintTables
+        from blueprint.model import PresetCards, make_cards
+        from blueprint.values import DEFAULT_SAMPLES, MAX_TABLE_BYTES, BlueprintTables, transition_bytes
 
         self.blueprint = blueprint
         tree = self.tree = blueprint.tree
@@ -294,31 +295,38 @@ class FlopStartTable:
             self.values = np.load(path)
             if self.values.shape == shape:
                 return  # (another shape: a file from other code; rebuilt below)
-        value = BlueprintTables(blueprint, samples=samples, table_seed=table_seed, cache=cache)
-        if isinstance(value.cards, PresetCards):  # the preflop transition stratified by hand pair (see flop_transitions)
-            value.T[0] = flop_transitions(blueprint.game, value.cards, flops_per_pair, table_seed)
+        cards = make_cards(blueprint.cards_name, blueprint.game)
         seat = _slot_players(tree)
         bp = np.asarray(blueprint.strategy, dtype=np.float64)
         out = np.zeros(shape, dtype=np.float32)
-        # flop-start decision nodes (the preflop all-in showdowns need no correction: their equity is exact)
-        flop = [i for i, n in enumerate(self.nodes) if tree.kind[n] == DECISION and tree.round[n] > 0]
         combos = [(o, k) for o in range(2) for k in range(len(conts)) if k > 0 or o == 0]
-        strategies = np.zeros((len(combos), tree.num_slots))
+        strategies = np.stack([np.where(seat == o, conts[k], bp) for o, k in combos])
         nb1 = int(tree.num_buckets[1])
-        markov = np.zeros((len(combos), len(flop), nb1, nb1))
-        for s, (o, k) in enumerate(combos):
-            strategies[s] = np.where(seat == o, conts[k], bp)
-            F, S = value.backward_induction(strategies[s])
-            for i, n in enumerate(self.nodes):
-                f, _ = value.child_terms(0, int(n), F, S)
-                out[o, k, i] = np.broadcast_to(f, (b, b))
-            for j, i in enumerate(flop):
-                markov[s, j] = F[int(self.nodes[i])]
-        if deals_per_pair > 0 and flop and isinstance(value.cards, PresetCards):
-            correction = self._postflop_correction(strategies, markov, np.array([self.nodes[i] for i in flop]),
-                                                   value.cards, deals_per_pair, table_seed)
+        # Bucket transitions too large to hold (hunl-medium's 200 buckets a round): every value deal by deal.
+        exact_only = (isinstance(cards, PresetCards) and deals_per_pair > 0
+                      and transition_bytes([int(x) for x in tree.num_buckets]) > MAX_TABLE_BYTES)
+        if exact_only:
+            targets = list(range(len(self.nodes)))
+            markov = np.zeros((len(combos), len(targets), nb1, nb1))
+        else:
+            value = BlueprintTables(blueprint, samples=samples, table_seed=table_seed, cache=cache)
+            if isinstance(cards, PresetCards):  # the preflop transition stratified by hand pair (see flop_transitions)
+                value.T[0] = flop_transitions(blueprint.game, cards, flops_per_pair, table_seed)
+            # corrected: the flop-start decision nodes (a preflop all-in showdown's equity is exact already)
+            targets = [i for i, n in enumerate(self.nodes) if tree.kind[n] == DECISION and tree.round[n] > 0]
+            markov = np.zeros((len(combos), len(targets), nb1, nb1))
             for s, (o, k) in enumerate(combos):
-                out[o, k, flop] += correction[s].astype(np.float32)
+                F, S = value.backward_induction(strategies[s])
+                for i, n in enumerate(self.nodes):
+                    f, _ = value.child_terms(0, int(n), F, S)
+                    out[o, k, i] = np.broadcast_to(f, (b, b))
+                for j, i in enumerate(targets):
+                    markov[s, j] = F[int(self.nodes[i])]
+        if deals_per_pair > 0 and targets and isinstance(cards, PresetCards):
+            correction = self._postflop_correction(strategies, markov, self.nodes[targets], cards, deals_per_pair,
+                                                   table_seed)
+            for s, (o, k) in enumerate(combos):
+                out[o, k, targets] += correction[s].astype(np.float32)
         out[1, 0] = out[0, 0]  # the blueprint against itself: the same for both seats
         self.values = out
         if cache:

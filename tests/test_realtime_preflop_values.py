@@ -111,7 +111,12 @@ def test_postflop_correction_is_the_exact_value_minus_the_markov_one(table) -> N
     cards = make_cards(bp.cards_name, game)
     dealt, pre, buckets, result = next(sample_deals(game, cards, 1, seed=3, chunk=40))
     assert len(result) == 40
-    flop_nodes = np.array([n for n in tab.nodes if tree.kind[n] == 0 and tree.round[n] > 0][:3], dtype=np.int64)
+    from blueprint.abstract_game import DECISION, SHOWDOWN
+
+    flop_nodes = [n for n in tab.nodes if tree.kind[n] == DECISION and tree.round[n] > 0][:3]
+    flop_nodes += [n for n in tab.nodes if tree.kind[n] == SHOWDOWN]  # preflop all-ins (run out to the river)
+    assert len(flop_nodes) > 3
+    flop_nodes = np.array(flop_nodes, dtype=np.int64)
     strategies = np.stack([np.asarray(bp.strategy, dtype=np.float64), np.ones(tree.num_slots)])
     nb0, nb1 = int(tree.num_buckets[0]), int(tree.num_buckets[1])
     markov = np.random.default_rng(0).normal(size=(2, len(flop_nodes), nb1, nb1)) * 50
