@@ -13,8 +13,9 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
   transition tables) gives player 0's expected chips at every flop node per flop bucket
   pair, averaged over the flop, turn and river;
 * that induction treats bucket pairs as a Markov chain, which pulls every class toward the mean
-  (hunl-tiny: a limp with the weakest classes 15-30 chips too high against a Monte Carlo of the same
-  strategies with real cards, enough to make the preflop re-solve limp what the blueprint folds); so a
+  (hunl-tiny, against a Monte Carlo of the same strategies with real cards, ``python -m
+  realtime.preflop_check``: limps of the mostly-folded classes rated above folding, A8s ~35 chips too
+  low; enough to make the preflop re-solve limp what the blueprint folds); so a
   flop-start value is corrected by the mean, over deals stratified by hand pair, of the deal's exact
   value (its cards fix every bucket and the showdown: one backward pass) minus the Markov value at its
   flop buckets (:func:`sample_deals`, ``deals_per_pair`` boards a pair);
@@ -129,9 +130,10 @@ def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> n
 def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, strategies, flop_nodes, markov,
                           pre, buckets, result, sums, counts):  # pragma: no cover - numba
     """For each deal (both seatings of its two hands) and each strategy ``s``: player 0's exact expected chips at
-    every flop-start node (or preflop all-in showdown) ``flop_nodes[i]`` given all the deal's cards (a backward pass over the postflop tree,
-    each player's buckets fixed by the deal), minus the bucket-Markov value ``markov[s, i, f0, f1]`` at the deal's
-    flop buckets; summed in ``sums[s, i, b0, b1]`` per preflop bucket pair, deals counted in ``counts``."""
+    every node ``flop_nodes[i]`` (a flop start or a preflop all-in showdown) given all the deal's cards (a
+    backward pass over the postflop tree, each player's buckets fixed by the deal), minus the bucket-Markov
+    value ``markov[s, i, f0, f1]`` at the deal's flop buckets; summed in ``sums[s, i, b0, b1]`` per preflop
+    bucket pair, deals counted in ``counts``."""
     n_nodes = kind.shape[0]
     value = np.zeros(n_nodes)
     for m in range(result.shape[0]):
@@ -144,7 +146,7 @@ def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, st
             for s in range(strategies.shape[0]):
                 for n in range(n_nodes - 1, -1, -1):
                     k = kind[n]
-                    if rnd[n] == 0 and k != SHOW:  # the preflop's own decisions: not below any target
+                    if rnd[n] == 0:  # the preflop's own nodes: above every target (all-ins run out to round 3)
                         continue
                     if k == FOLD:
                         value[n] = -spent[n, 0] if player[n] == 0 else spent[n, 1]
@@ -340,12 +342,11 @@ class FlopStartTable:
         """``E[exact - Markov]`` per strategy, flop-start node and preflop bucket pair, over stratified deals.
 
         The backward induction treats bucket pairs as a Markov chain: a river bucket pair wins as often
-        whatever the preflop hands were. That pulls every hand class toward the mean (measured on hunl-tiny
-        against a Monte Carlo of the same strategies with real cards: a limp with the weakest classes valued
-        15-30 chips too high, the strongest ~35 too low), enough to turn the preflop re-solve's folds into
-        limps. Each sampled deal is valued exactly (its cards fix every bucket and the showdown) and the
-        Markov value at its flop buckets subtracted (a control variate: the stratified flop transition above
-        keeps the flop's variance out), so table + correction is the exact expectation up to sampling.
+        whatever the preflop hands were, which pulls every hand class toward the mean (see the module).
+        Each sampled deal is valued exactly (its cards fix every bucket and the showdown) and the Markov
+        value at its flop buckets subtracted (a control variate: the stratified flop transition keeps the
+        flop's variance out), so table + correction is the exact expectation up to sampling. With ``markov``
+        zero (transitions too large to hold) the result is the exact expectation itself.
         """
         tree = self.tree
         norm = normalized_rows(tree, strategies)
