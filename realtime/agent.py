@@ -26,8 +26,10 @@ At each of its decisions the agent (its :class:`Resolver`):
    the previous one.
 
 Rounds with ``mode = "blueprint"`` play the blueprint (through the same mapping
-as :class:`blueprint.agent.BlueprintAgent`, translation fixed to the more likely
-side). ``cache = true`` keeps solutions on disk by action sequence
+as :class:`blueprint.agent.BlueprintAgent`; an off-tree size to the more likely side
+of its bracket, or with ``translation = "random"`` to a side drawn per hand, the
+blueprint agent's draws). Random numbers are drawn per hand (:func:`pokerbot.agent.hand_rng`).
+``cache = true`` keeps solutions on disk by action sequence
 (``$POKERBOT_HOME/realtime-cache/<config digest>/``): the preflop cache.
 
 Everything depends only on the public history and the config's seed, so

@@ -1,9 +1,9 @@
 """Subgames built from a live hand: the blueprint's view of any real state, menus, node lookup.
 
 * :class:`BlueprintPolicy` reads the blueprint at any real betting state through the
-  one real-to-abstract mapping (:class:`blueprint.mapping.TreeMapper`), with the
-  translation drawn deterministically (the more likely side of the pseudo-harmonic
-  bracket), for every hand of a player at once.
+  one real-to-abstract mapping (:class:`blueprint.mapping.TreeMapper`), for every hand of
+  a player at once; an off-tree size translates to the more likely side of its
+  pseudo-harmonic bracket, or to a side drawn per hand (:meth:`BlueprintPolicy.new_hand`).
 * :class:`SubgameMenu` is the bet menu of a real subgame: at every state the
   abstraction's actions as real actions (``TreeMapper.real_actions`` at the mapped
   position) plus the actions the real hand took there, so the real (possibly
