@@ -168,6 +168,13 @@ def _postflop_corrections(kind, player, rnd, nact, first, child, base, spent, st
                     sums[s, i, c0, c1] += value[n] - markov[s, i, f0, f1]
 
 
+def disjoint_pairs(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Indices ``(i, j)``, ``i < j``, of every pair of rows of ``hands`` that share no card."""
+    i, j = np.triu_indices(len(hands), 1)
+    disjoint = ~(hands[i][:, :, None] == hands[j][:, None, :]).any(axis=(1, 2))
+    return i[disjoint], j[disjoint]
+
+
 def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_000):  # type: ignore[no-untyped-def]
     """Deals stratified by hand pair: every unordered pair of disjoint hands with ``deals_per_pair`` uniform
     boards, in chunks of about ``chunk`` deals: ``(cards (M, 9), pre (M, 2), buckets (M, 2, rounds), result (M,))``:
@@ -180,9 +187,7 @@ def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_0
 
     hands = np.asarray(hand_universe(game), dtype=np.int64)
     pre_all = hole_buckets(cards, hands)
-    i, j = np.triu_indices(len(hands), 1)
-    disjoint = ~(hands[i][:, :, None] == hands[j][:, None, :]).any(axis=(1, 2))
-    i, j = np.repeat(i[disjoint], deals_per_pair), np.repeat(j[disjoint], deals_per_pair)
+    i, j = (np.repeat(x, deals_per_pair) for x in disjoint_pairs(hands))
     rng = np.random.default_rng(seed)
     deck = np.array(sorted(game.deck()), dtype=np.int64)
     rounds = game.num_rounds
@@ -355,8 +360,16 @@ class FlopStartTable:
         counts = np.zeros((b, b))
         log.info("flop-start table: exact postflop values of every pair of hands on %d boards x %d strategies "
                  "(once per blueprint; minutes)", deals_per_pair, len(norm))
-        for _, pre, buckets, result in sample_deals(self.blueprint.game, cards, deals_per_pair, seed + 1):
-            _postflop_corrections(*tree_arrays(tree), norm, flop_nodes.astype(np.int64), markov, pre, buckets, result, sums, counts)
+        from tqdm import tqdm
+
+        from realtime.subgame import hand_universe
+
+        total = len(disjoint_pairs(np.asarray(hand_universe(self.blueprint.game)))[0]) * deals_per_pair
+        with tqdm(total=total, unit="deal", unit_scale=True, desc="flop-start table", disable=None) as bar:
+            for _, pre, buckets, result in sample_deals(self.blueprint.game, cards, deals_per_pair, seed + 1):
+                _postflop_corrections(*tree_arrays(tree), norm, flop_nodes.astype(np.int64), markov, pre, buckets,
+                                      result, sums, counts)
+                bar.update(len(result))
         return sums / np.where(counts > 0, counts, 1.0)
 
     def matrix(self, node: int, opponent: int, k: int) -> np.ndarray:
