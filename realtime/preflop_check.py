@@ -75,8 +75,7 @@ def monte_carlo_action_values(blueprint: Blueprint, classes: Sequence[int], labe
                               seed: int = 0) -> dict[str, tuple[np.ndarray, np.ndarray]]:
     """(mean, 95% half-width) of the small blind's chips per class after each opening action ``labels``,
     the blueprint playing both seats on its abstract tree with real cards (see the module)."""
-    from abstraction.isomorphism import hand_index_batch
-    from blueprint.values import hole_buckets
+    from blueprint.values import bucket_rows, hole_buckets
     from pokerbot.evaluator import evaluate_batch
     from pokerbot.menus import action_text
     from realtime.subgame import hand_universe
@@ -104,9 +103,8 @@ def monte_carlo_action_values(blueprint: Blueprint, classes: Sequence[int], labe
                 buckets[sb, 0] = c
                 buckets[1 - sb, 0] = hole_buckets(cards, other[None])[0]
                 for r, nb in ((1, 3), (2, 4), (3, 5)):
-                    rows = np.stack([np.concatenate([hole, board[:nb]]), np.concatenate([other, board[:nb]])])
-                    b = np.asarray(cards.tables[r])[hand_index_batch(r, rows)]
-                    buckets[sb, r], buckets[1 - sb, r] = int(b[0]), int(b[1])
+                    buckets[sb, r] = bucket_rows(cards, r, hole, board[None, :nb])[0]
+                    buckets[1 - sb, r] = bucket_rows(cards, r, other, board[None, :nb])[0]
                 ranks = evaluate_batch(np.stack([np.concatenate([hole, board]), np.concatenate([other, board])]))
                 sign = float(np.sign(int(ranks[0]) - int(ranks[1])))
                 node = kids[label]
