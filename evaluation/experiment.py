@@ -384,8 +384,16 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     lbr_table = []
     for run, chips, seconds in lbr_rows:
         rate = win_rate(chips, game, pair=True)
-        lbr_table.append({"agent": run.agent, "actions": run.settings.label(), "hands": rate.hands, "mbb": rate.mbb,
-                          "ci95": rate.ci95, "seconds": seconds})
+        entry = {"agent": run.agent, "actions": run.settings.label(), "hands": rate.hands, "mbb": rate.mbb,
+                 "ci95": rate.ci95, "seconds": seconds}
+        # LBR and the agents draw their random numbers per hand, so runs on the same deals pair hand by hand:
+        # each is compared with the first run of the same actions and length (docs/evaluation.md).
+        first = next(r for r in lbr_rows if r[0].settings == run.settings and r[0].hands == run.hands)
+        if first[0] is not run:
+            diff = win_rate(chips - first[1], game, pair=True)
+            entry.update(base=first[0].agent, minus_mbb=diff.mbb, minus_ci95=diff.ci95,
+                         differ=int(np.count_nonzero(chips != first[1])))
+        lbr_table.append(entry)
     written: dict[str, Any] = {"csv": root / "results.csv", "markdown": root / "results.md", "plots": [],
                                "table": table, "lbr": lbr_table}
     _write_csv(written["csv"], table, lbr_table, curves)
@@ -415,6 +423,9 @@ def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: lis
         for r in lbr_table:
             w.writerow(["lbr", f"lbr-{r['actions']}", r["agent"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
                         "", "", "", f"{r['seconds']:.1f}"])
+            if "base" in r:  # LBR's winnings against this agent minus against the first run's, hand by hand
+                w.writerow(["lbr_paired", f"lbr-{r['actions']}", f"{r['agent']} - {r['base']}", r["hands"],
+                            f"{r['minus_mbb']:.2f}", f"{r['minus_ci95']:.2f}", "", "", "", ""])
         for name, curve in curves:
             for it, value in curve:
                 w.writerow(["exploitability", name, it, "", f"{value:.4f}", "", "", "", "", ""])
@@ -442,6 +453,16 @@ def _markdown(exp: Experiment, table: list[dict], lbr_table: list[dict], curves:
             lines.append(f"| {r['agent']} | {r['actions']} | {r['hands']} | {r['mbb']:+.1f} | ± {r['ci95']:.1f} | "
                          f"{r['seconds']:.0f} |")
         lines.append("")
+        paired = [r for r in lbr_table if "base" in r]
+        if paired:
+            lines += ["Paired on the same deals and random numbers: LBR's winnings against the agent minus against "
+                      "the first agent with the same LBR actions and hands.", "",
+                      "| agent | minus | LBR actions | hands | mbb/g | 95% CI | hands that differ |",
+                      "|---|---|---|---:|---:|---:|---:|"]
+            for r in paired:
+                lines.append(f"| {r['agent']} | {r['base']} | {r['actions']} | {r['hands']} | {r['minus_mbb']:+.1f} | "
+                             f"± {r['minus_ci95']:.1f} | {r['differ']} |")
+            lines.append("")
     if curves:
         lines += ["## Training", "", "| run | iterations | exploitability (mbb/g) |", "|---|---:|---:|"]
         for name, curve in curves:

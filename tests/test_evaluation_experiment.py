@@ -137,3 +137,24 @@ def test_blueprint_value_function_from_the_file(tmp_path: Path, monkeypatch):
     data = np.load(tmp_path / "o" / "matches" / "bp_vs_random.000.npz")
     assert np.isfinite(data["aivat"]).all() and np.std(data["aivat"]) < np.std(data["chips"])
     assert list((tmp_path / "home" / "aivat").glob("*.npz"))  # the transition tables were cached
+
+
+def test_lbr_runs_on_the_same_deals_are_paired(tmp_path: Path):
+    """Each LBR run is also reported minus the first run of the same actions and length, hand by hand: zero
+    for an agent that plays as the first one; a different agent differs on some hands, and the paired
+    figure is the statistics of the per-hand difference."""
+    cfg = tmp_path / "e.toml"
+    cfg.write_text('name = "paired"\ngame = "leduc"\nseed = 5\n[agents]\ncall = "call"\nsame = "call"\n'
+                   'random = "random"\n' + "".join(f'[[lbr]]\nagent = "{a}"\nhands = 200\n'
+                                                   for a in ("call", "same", "random")))
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    rows = [r for r in csv.DictReader(open(out / "results.csv")) if r["kind"] == "lbr_paired"]
+    assert [r["b"] for r in rows] == ["same - call", "random - call"]
+    assert float(rows[0]["mbb_per_game"]) == 0.0 and float(rows[0]["ci95"]) == 0.0
+    files = {f.name.split(".")[0]: np.load(f)["chips"] for f in (out / "lbr").glob("*.npz")}
+    expected = win_rate(files["random"] - files["call"], load_game("leduc"), pair=True)
+    assert np.count_nonzero(files["random"] != files["call"]) > 0
+    assert float(rows[1]["mbb_per_game"]) == pytest.approx(expected.mbb, abs=0.01)
+    assert float(rows[1]["ci95"]) == pytest.approx(expected.ci95, abs=0.01)
+    assert "hands that differ" in (out / "results.md").read_text()
