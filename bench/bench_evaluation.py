@@ -106,12 +106,12 @@ def bench_aivat() -> None:
 
 
 def bench_lbr() -> None:
-    from evaluation.lbr import LbrSettings, lbr_chunk
+    from evaluation.lbr import LbrSettings, lbr_hands
 
     for spec, hands in (("call", 40), (BLUEPRINT, 40)):
         label = "blueprint" if spec == BLUEPRINT else spec
         try:
-            wall, cpu = _best(lambda: lbr_chunk(spec, "hunl", hands, 1, LbrSettings()), 2)
+            wall, cpu = _best(lambda: lbr_hands(spec, "hunl", hands, 1, LbrSettings()), 2)
         except Exception as exc:
             print(f"LBR vs {label}: skipped ({exc})")
             continue

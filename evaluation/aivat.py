@@ -444,7 +444,7 @@ def play_match_aivat(
 
     def scored(hand: int, final: State, a_player: int) -> None:
         by_player = (rec[0], rec[1]) if a_player == 0 else (rec[1], rec[0])
-        taken = [by_player[p].take(hand) for p in range(2)]
+        taken = [by_player[p].take(final.hand_id) for p in range(2)]
         dists = []
         for i, (p, _) in enumerate((p, a) for rnd in final.history for p, a in rnd):
             dists.append(taken[p].get(i))

@@ -23,13 +23,14 @@ What ``pokerbot eval CONFIG`` runs. An experiment file::
     agent = "blueprint"
     hands = 200
     fractions = [1.0]             # pot; all_in = true; call_rounds = [0, 1] for check/call preflop and flop
+    chunk = 1000                  # hands per resumable piece (default: the experiment's chunk)
 
     [[training]]                  # a blueprint run with its exact exploitability (small games)
     config = "configs/leduc.toml"
     iterations = 200000
     eval_every = 20000
 
-Every piece of work (a chunk of a match, an LBR run, a training curve) is
+Every piece of work (a chunk of a match or of an LBR run, a training curve) is
 saved under the output folder as it finishes, so an interrupted experiment
 resumes where it stopped; :func:`run_experiment` then writes ``results.csv``,
 ``results.md`` and the plots of :mod:`evaluation.plots`.
@@ -69,6 +70,11 @@ class LbrRun:
     agent: str
     hands: int
     settings: LbrSettings
+    chunk: int = 1000
+
+    def pieces(self) -> list[tuple[int, int]]:
+        """(first hand, hands) of each resumable piece; piece k starts at hand ``k * chunk``."""
+        return [(lo, min(self.chunk, self.hands - lo)) for lo in range(0, self.hands, self.chunk)]
 
 
 @dataclass(frozen=True)
@@ -110,7 +116,7 @@ class Experiment:
 
 _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",
         "round_robin", "matchups", "lbr", "training", "out"}
-_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples"}
+_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk"}
 _TRAINING = {"config", "iterations", "eval_every"}
 
 
@@ -172,7 +178,10 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         except (TypeError, ValueError) as exc:
             raise ExperimentError(f"{source}: [[lbr]] for {run['agent']}: {exc}") from None
         hands = _positive(run.get("hands", 200), "[[lbr]] hands")
-        exp.lbr.append(LbrRun(run["agent"], hands + hands % 2, settings))
+        chunk = _positive(run.get("chunk", exp.chunk), "[[lbr]] chunk")
+        if chunk % 2:
+            raise ExperimentError(f"{source}: [[lbr]] chunk must be even (LBR plays duplicate pairs), got {chunk}")
+        exp.lbr.append(LbrRun(run["agent"], hands + hands % 2, settings, chunk))
     for run in data.get("training", []):
         bad = set(run) - _TRAINING
         if bad or not isinstance(run.get("config"), str):
@@ -221,6 +230,17 @@ def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str,
     return {"chips": chips, "aivat": est, "seconds": time.perf_counter() - start}
 
 
+def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
+              first_hand: int) -> dict[str, Any]:
+    """One piece of an LBR run: LBR's chips over hands ``first_hand`` onwards of the run with seed ``seed``
+    (:func:`evaluation.lbr.lbr_hands` with card seed ``seed * 1000``, as :func:`evaluation.lbr.run_lbr`)."""
+    from evaluation.lbr import lbr_hands
+
+    start = time.perf_counter()
+    chips, _, _ = lbr_hands(spec, game_name, hands, seed * 1000, settings, first_hand=first_hand)
+    return {"chips": chips, "seconds": time.perf_counter() - start, "seed": seed, "first_hand": first_hand}
+
+
 def train_curve(config_path: str, iterations: int, eval_every: int, progress: bool = False) -> list[tuple[int, float]]:
     """Exact exploitability (mbb/g) against iterations of an in-memory blueprint run of a small game."""
     import dataclasses
@@ -258,6 +278,10 @@ def _chunks(exp: Experiment) -> list[int]:
         sizes.append(min(exp.chunk, left))
         left -= sizes[-1]
     return sizes
+
+
+def _lbr_piece_path(root: Path, run: LbrRun, first: int, hands: int) -> Path:
+    return root / "lbr" / f"{_slug(run.agent)}.{run.settings.label()}.{first:07d}-{first + hands:07d}.npz"
 
 
 def _slug(text: str) -> str:
@@ -298,7 +322,6 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     """Run (or resume) every piece of ``exp`` and write its tables and plots; returns what was written."""
     from tqdm import tqdm
 
-    from evaluation.lbr import run_lbr
     from evaluation.plots import plot_cumulative, plot_exploitability, plot_lbr, plot_win_rates
     from evaluation.stats import win_rate
     from pokerbot.bots import make_agent
@@ -347,19 +370,41 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
         rows.append(MatchRow(a, b, np.concatenate([p["chips"] for p in parts]),
                              np.concatenate([p["aivat"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
-    # LBR runs.
+    # LBR runs, in resumable pieces: piece k is hands k * chunk onwards of one long run, so a run can be
+    # lengthened later (more hands) and its pieces stay valid.
+    lbr_jobs = []
+    lbr_total = 0
+    for run in exp.lbr:
+        for first, n in run.pieces():
+            path = _lbr_piece_path(root, run, first, n)
+            lbr_total += n
+            if path.exists():
+                continue
+            lbr_jobs.append((path, (exp.agents[run.agent], exp.game, n, exp.seed, run.settings, first)))
+    if lbr_jobs:
+        print(f"LBR: {sum(j[1][2] for j in lbr_jobs):,} of {lbr_total:,} hands to play", file=out, flush=True)
+    bar = tqdm(total=lbr_total, initial=lbr_total - sum(j[1][2] for j in lbr_jobs), unit="hand",
+               desc=f"LBR {exp.name}", disable=not progress or not lbr_jobs, file=sys.stderr, dynamic_ncols=True)
+
+    def lbr_saved(path: Path, result: dict[str, Any]) -> None:
+        tmp = path.with_suffix(".tmp.npz")
+        np.savez(tmp, **result)
+        os.replace(tmp, path)
+        bar.update(len(result["chips"]))
+
+    pool.map(lbr_chunk, lbr_jobs, lbr_saved)
+    bar.close()
     lbr_rows = []
     for run in exp.lbr:
-        path = root / "lbr" / f"{_slug(run.agent)}.{run.settings.label()}.{run.hands}.npz"
-        if not path.exists():
-            print(f"LBR ({run.settings.label()}) vs {run.agent}: {run.hands} hands ...", file=out, flush=True)
-            r = run_lbr(exp.agents[run.agent], game, run.hands, seed=exp.seed, settings=run.settings,
-                        workers=exp.workers, ray_address=exp.ray_address, progress=progress and exp.workers == 1)
-            tmp = path.with_suffix(".tmp.npz")
-            np.savez(tmp, chips=r.chips, seconds=r.seconds)
-            os.replace(tmp, path)
-        data = np.load(path)
-        lbr_rows.append((run, data["chips"], float(data["seconds"])))
+        parts = []
+        for first, n in run.pieces():
+            path = _lbr_piece_path(root, run, first, n)
+            part = np.load(path)
+            if int(part["seed"]) != exp.seed:
+                raise ExperimentError(f"{path} was played with seed {int(part['seed'])}, this experiment has seed "
+                                      f"{exp.seed}: give another out folder")
+            parts.append(part)
+        lbr_rows.append((run, np.concatenate([p["chips"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
     # Training curves.
     curves = []

@@ -25,7 +25,8 @@ expectation: LBR is one (greedy) strategy of the game.
 
 :func:`run_lbr` plays LBR against an agent spec, seats alternating, over ray
 workers (local by default; ``workers=1`` runs in-process), and reports mbb/g with
-a 95% CI.
+a 95% CI; :func:`lbr_hands` plays any consecutive piece of such a run, hand for
+hand as in the whole run (``pokerbot eval`` saves LBR runs in such pieces).
 
 >>> from pokerbot.bots import make_agent
 >>> from pokerbot.gamedef import load_game
@@ -37,9 +38,10 @@ True
 
 from __future__ import annotations
 
+import itertools
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -257,17 +259,16 @@ class LbrResult:
                 f"in {self.seconds:.0f} s on {self.workers} worker(s)")
 
 
-def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
-              progress: bool = False) -> tuple[np.ndarray, dict[str, int]]:
-    """LBR against the agent of ``spec``: ``hands`` duplicate hands (seats swapped on each deal) with card seed ``seed``."""
-    chips, stats, _ = lbr_hands(spec, game_name, hands, seed, settings, progress)
-    return chips, stats
-
-
 def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings, progress: bool = False,
-              value: str = "") -> tuple[np.ndarray, dict[str, int], np.ndarray | None]:
-    """:func:`lbr_chunk`, and with ``value`` (a value function of :func:`evaluation.blueprint_value.make_value`:
-    ``equity``, ``fitted`` or ``blueprint:<file or run name>``) the AIVAT estimate of each hand too."""
+              value: str = "", first_hand: int = 0) -> tuple[np.ndarray, dict[str, int], np.ndarray | None]:
+    """LBR against the agent of ``spec``: hands ``first_hand`` to ``first_hand + hands - 1`` of the duplicate
+    match that card seed ``seed`` deals (seats swapped on each deal); LBR and the agent are seeded with ``seed``
+    and draw their random numbers per hand, so any split of a run into pieces plays the same hands.
+
+    Returns LBR's chips per hand, LBR's action counts and, with ``value`` (a value function of
+    :func:`evaluation.blueprint_value.make_value`: ``equity``, ``fitted`` or ``blueprint:<file or run name>``),
+    the AIVAT estimate of each hand (else None).
+    """
     from evaluation.match import play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
@@ -281,14 +282,14 @@ def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSet
         raise LbrError(f"agent {spec!r} reports no policy: LBR needs Agent.action_distribution")
     lbr = LocalBestResponse(game, policy, settings, seed=seed)
     if not value:
-        r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress)
+        r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress, first_hand=first_hand)
         return r.chips, dict(lbr.stats), None
     from evaluation.aivat import play_match_aivat
     from evaluation.blueprint_value import make_value
 
     kind, _, path = value.partition(":")
     scored = play_match_aivat(lbr, agent, game, hands, seed, value_fn=make_value(kind, game, seed, blueprint=path),
-                              duplicate=True, progress=progress)
+                              duplicate=True, progress=progress, first_hand=first_hand)
     return scored.chips, dict(lbr.stats), scored.aivat
 
 
@@ -305,9 +306,11 @@ def run_lbr(
 ) -> LbrResult:
     """LBR against the agent of ``spec`` over ``hands`` duplicate hands, split over ``workers`` ray tasks.
 
-    With ``workers=1`` (and no ``ray_address``) it runs in this process. Each
-    worker plays its own deals (card seed ``seed * 1000 + worker``). ``value``:
-    also score the hands with AIVAT and this value function (see :func:`lbr_hands`).
+    With ``workers=1`` (and no ``ray_address``) it runs in this process. The
+    cards come from card seed ``seed * 1000`` whatever the number of workers:
+    each worker plays its own consecutive pairs of that match (see
+    :func:`lbr_hands`), so the result does not depend on ``workers``. ``value``:
+    also score the hands with AIVAT and this value function.
     """
     from pokerbot.gamedef import load_game
 
@@ -315,12 +318,14 @@ def run_lbr(
     settings = settings or LbrSettings()
     if hands < 2:
         raise LbrError(f"LBR needs at least 2 hands, got {hands}")
-    workers = max(1, int(workers))
-    per = [2 * math.ceil(hands / 2 / workers)] * workers
+    workers = max(1, min(int(workers), hands // 2))
+    pairs = math.ceil(hands / 2)
+    bounds = [2 * (pairs * i // workers) for i in range(workers + 1)]
     start = time.perf_counter()
     game_name = _game_name(g)
+    card_seed = seed * 1000
     if workers == 1 and not ray_address:
-        parts = [lbr_hands(spec, game_name, per[0], seed * 1000, settings, progress, value)]
+        parts = [lbr_hands(spec, game_name, bounds[1], card_seed, settings, progress, value)]
     else:
         import ray
 
@@ -330,15 +335,25 @@ def run_lbr(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
         task = ray.remote(num_cpus=1)(lbr_hands)
-        parts = ray.get([task.remote(spec, game_name, n, seed * 1000 + i, settings, False, value)
-                         for i, n in enumerate(per)])
+        parts = ray.get([task.remote(spec, game_name, hi - lo, card_seed, settings, False, value, lo)
+                         for lo, hi in itertools.pairwise(bounds)])
     chips = np.concatenate([c for c, _, _ in parts])
-    stats: dict[str, int] = {}
-    for _, s, _ in parts:
-        for key, v in s.items():
-            stats[key] = stats.get(key, 0) + v
     aivat = np.concatenate([a for _, _, a in parts]) if value else None  # type: ignore[misc]
-    return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, stats, aivat)
+    return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, add_counts(s for _, s, _ in parts),
+                     aivat)
+
+
+def add_counts(counts: Iterable[dict[str, int]]) -> dict[str, int]:
+    """The sum of LBR action counts (``LocalBestResponse.stats``) of several pieces of a run.
+
+    >>> add_counts([{"raises": 2, "calls": 1}, {"raises": 1}])
+    {'raises': 3, 'calls': 1}
+    """
+    total: dict[str, int] = {}
+    for c in counts:
+        for key, v in c.items():
+            total[key] = total.get(key, 0) + v
+    return total
 
 
 def _game_name(game: GameDef) -> str:

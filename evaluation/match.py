@@ -188,6 +188,7 @@ def play_match(
     coalesce: bool = True,
     one_cpu: bool = True,
     on_state: Callable[[int, State, int], None] | None = None,
+    first_hand: int = 0,
 ) -> MatchResult:
     """Play ``hands`` hands between A and B; return A's per-hand chips, mbb/g and 95% CI.
 
@@ -210,6 +211,11 @@ def play_match(
     ``on_state(hand, final_state, a_player)`` (in-process only) is called after
     each hand with its final state, every card included, and A's player index
     in it (AIVAT scores hands with it).
+
+    ``first_hand`` (in-process only) plays hands ``first_hand`` to ``first_hand + hands - 1`` of the match
+    that ``seed`` deals: the same cards, seats and hand ids as in one long match, so a match played in pieces
+    (chunks, workers) is the long match, hand for hand, for agents whose randomness is drawn per hand.
+    ``chips``, ``on_hand`` and ``on_state`` count from 0 within the piece.
     """
     if hands <= 0:
         raise PokerbotError(f"a match needs at least one hand, got {hands}")
@@ -219,12 +225,14 @@ def play_match(
         raise PokerbotError(f"duplicate matches play deals in pairs: use an even number of hands, not {hands}")
     if over_acpc and on_state is not None:
         raise PokerbotError("on_state needs an in-process match; score an ACPC match from its log")
+    if first_hand < 0 or (duplicate and first_hand % 2) or (over_acpc and first_hand):
+        raise PokerbotError(f"first_hand must be >= 0, even in a duplicate match and 0 over ACPC, not {first_hand}")
     names = match_names(agent_a, agent_b)
     if over_acpc:
         return _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
                           t_response_ms, on_hand, coalesce, one_cpu)
     return _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                       t_response_ms, on_hand, coalesce, one_cpu, on_state)
+                       t_response_ms, on_hand, coalesce, one_cpu, on_state, first_hand)
 
 
 @contextmanager
@@ -243,10 +251,12 @@ def held_interrupts(hold: bool = True) -> Iterator[None]:
 
 
 def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                t_response_ms, on_hand, coalesce, one_cpu, on_state=None):  # type: ignore[no-untyped-def]
+                t_response_ms, on_hand, coalesce, one_cpu, on_state=None, first_hand=0):  # type: ignore[no-untyped-def]
     chips = np.zeros(hands, dtype=np.float64)
     seats = (agent_a, agent_b)
     deck = AcpcDeck(game, seed)
+    for _ in range(first_hand // 2 if duplicate else first_hand):  # the deals of the hands before this piece
+        deck.deal()
     log = LogWriter(log_path)
     log.write(f"# name/game/hands/seed {match_name} {game.name} {hands} {seed}")
     log.write(f"# in-process match by pokerbot{', duplicate deals' if duplicate else ''}")
@@ -262,7 +272,8 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
     try:
         for agent in seats:
             agent.begin_match(game)
-        for hand in range(hands):
+        for i in range(hands):
+            hand = first_hand + i
             if not duplicate or hand % 2 == 0:
                 dealt = deck.deal()
             p0 = player0_seat_of(hand, 2, False)
@@ -279,19 +290,19 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
                     repaired[player_to_seat(2, p0, actor)] += 1
                 state = state.apply(action)
             values = state.payoffs()
-            chips[hand] = values[seat_to_player(2, p0, 0)]
+            chips[i] = values[seat_to_player(2, p0, 0)]
             with held_interrupts(log_path is not None):  # a logged hand is a finished hand, even under Ctrl-C
                 log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
-                done = hand + 1
+                done = i + 1
             for seat in range(2):
                 player = seat_to_player(2, p0, seat)
                 if hooks_end[seat]:
                     seats[seat].end_hand(_view(state, player))
                 totals[seat] += values[player]
             if on_state is not None:
-                on_state(hand, state, seat_to_player(2, p0, 0))
+                on_state(i, state, seat_to_player(2, p0, 0))
             if on_hand is not None:
-                on_hand(hand, chips[hand])
+                on_hand(i, chips[i])
             bar.update(1)
         log.write(format_score_line(totals, names))
     except BaseException as exc:

@@ -61,7 +61,7 @@ def test_experiment_writes_tables_logs_plots_and_resumes(tmp_path: Path, monkeyp
         raise AssertionError("a finished chunk was played again")
 
     monkeypatch.setattr(experiment, "play_chunk", refuse)
-    monkeypatch.setattr("evaluation.lbr.run_lbr", refuse)
+    monkeypatch.setattr(experiment, "lbr_chunk", refuse)
     monkeypatch.setattr(experiment, "train_curve", refuse)
     before = (out / "results.csv").read_text()
     assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
@@ -79,6 +79,33 @@ def test_experiment_writes_tables_logs_plots_and_resumes(tmp_path: Path, monkeyp
 
 
 _real_chunk = experiment.play_chunk
+
+
+def test_lbr_runs_are_resumable_pieces_of_one_run(tmp_path: Path, monkeypatch):
+    """An [[lbr]] run is saved in pieces of `chunk` hands; together they are run_lbr's run, hand for hand, and a
+    longer run (--lbr-hands) plays only the hands after the pieces already saved."""
+    from evaluation.lbr import run_lbr
+
+    cfg = tmp_path / "e.toml"
+    cfg.write_text("game = 'leduc-nl'\nseed = 4\nchunk = 20\n[agents]\nraise = 'raise'\n"
+                   "[[lbr]]\nagent = 'raise'\nhands = 60\n")
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    assert len(list((out / "lbr").glob("*.npz"))) == 3
+    whole = run_lbr("raise", "leduc-nl", 100, seed=4, progress=False)
+    played = []
+    monkeypatch.setattr(experiment, "lbr_chunk", lambda *a: played.append(a) or _real_lbr_chunk(*a))
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress", "--lbr-hands", "100"]) == 0
+    assert [a[-1] for a in played] == [60, 80]  # the first hands of the new pieces
+    row = next(r for r in csv.DictReader(open(out / "results.csv")) if r["kind"] == "lbr")
+    assert int(row["hands"]) == 100
+    assert float(row["mbb_per_game"]) == pytest.approx(whole.rate.mbb, abs=0.01)
+    # A piece played with another seed is refused, not mixed in.
+    cfg.write_text(cfg.read_text().replace("seed = 4", "seed = 5"))
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 1
+
+
+_real_lbr_chunk = experiment.lbr_chunk
 
 
 @pytest.mark.parametrize("text,message", [

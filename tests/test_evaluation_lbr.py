@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from evaluation.lbr import LbrError, LbrSettings, LocalBestResponse, lbr_chunk, run_lbr
+from evaluation.lbr import LbrError, LbrSettings, LocalBestResponse, add_counts, lbr_hands, run_lbr
 from pokerbot.agent import Agent
 from pokerbot.bots import make_agent
 from pokerbot.evaluator import evaluate_batch
@@ -203,17 +203,22 @@ def test_agent_without_policy_is_refused():
         run_lbr("call", game, hands=1)
 
 
-def test_chunks_are_reproducible():
-    a, _ = lbr_chunk("raise", "leduc-nl", 40, 3, LbrSettings())
-    b, _ = lbr_chunk("raise", "leduc-nl", 40, 3, LbrSettings())
-    assert np.array_equal(a, b)
+def test_an_lbr_run_in_pieces_is_the_whole_run():
+    """lbr_hands(first_hand=...) plays the whole run's hands, so pieces (resumable chunks, workers) concatenate to
+    it hand for hand, action counts included."""
+    whole, counts, _ = lbr_hands("raise", "leduc-nl", 40, 3, LbrSettings())
+    pieces = [lbr_hands("raise", "leduc-nl", n, 3, LbrSettings(), first_hand=lo) for lo, n in ((0, 10), (10, 30))]
+    assert np.array_equal(np.concatenate([c for c, _, _ in pieces]), whole)
+    assert add_counts(s for _, s, _ in pieces) == counts and counts["decisions"] > 0
+    assert np.count_nonzero(whole) > 30 and len(set(whole)) > 3  # varied results: not a comparison of zeros
 
 
 @pytest.mark.slow
-def test_ray_workers_split_the_hands():
+def test_ray_workers_split_the_hands_of_one_run():
     game = load_game("leduc-nl")
     r = run_lbr("raise", game, hands=40, seed=1, workers=2, progress=False)
-    assert r.hands == 40 and r.workers == 2
+    one = run_lbr("raise", game, hands=40, seed=1, workers=1, progress=False)
+    assert r.hands == 40 and r.workers == 2 and np.array_equal(r.chips, one.chips) and r.stats == one.stats
 
 
 def _batch_matches_single(agent: Agent, game: GameDef, bettings: list[str], seed: int) -> None:

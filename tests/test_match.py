@@ -56,6 +56,47 @@ def test_duplicate_mode_replays_each_deal_with_seats_swapped(tmp_path) -> None:
                    progress=False)
 
 
+class _PerHandRandom(Agent):
+    """Picks a legal action kind at random from a generator drawn per hand (``hand_rng``), and logs its hand ids."""
+
+    def __init__(self, seed: int) -> None:
+        self.seed = seed
+        self.hand_ids: list[int] = []
+
+    def act(self, view):  # type: ignore[no-untyped-def]
+        from pokerbot.agent import hand_rng
+        from pokerbot.state import Action, ActionType
+
+        self.hand_ids.append(view.state.hand_id)
+        rng = hand_rng(self.seed, view)
+        for _ in range(len(view.state.actions())):
+            rng.random()  # a different draw at each decision of the hand
+        kinds = view.state.legal_kinds()
+        kind = kinds[int(rng.integers(len(kinds)))]
+        bounds = view.state.raise_bounds()
+        return Action(kind, bounds[0] if kind == ActionType.RAISE and bounds else 0)
+
+
+@pytest.mark.parametrize("duplicate", [False, True])
+def test_a_match_played_in_pieces_is_the_long_match(duplicate: bool, tmp_path) -> None:
+    """first_hand: pieces of a match have the long match's cards, seats and hand ids, so their chips concatenate
+    to the long match's, hand for hand; a per-hand-random agent plays them identically."""
+    game = load_game("leduc-nl")
+    whole = play_match(_PerHandRandom(1), _PerHandRandom(2), game, 60, seed=5, duplicate=duplicate, progress=False)
+    pieces = [play_match(_PerHandRandom(1), _PerHandRandom(2), game, n, seed=5, duplicate=duplicate, progress=False,
+                         first_hand=lo, log_path=tmp_path / f"{lo}.log") for lo, n in ((0, 20), (20, 30), (50, 10))]
+    assert np.array_equal(np.concatenate([p.chips for p in pieces]), whole.chips)
+    assert np.count_nonzero(whole.chips) > 30  # the agents do play: not a run of zeros that would pass anyway
+    log = read_log(game, tmp_path / "20.log")
+    assert [h.hand_id for h in log.hands] == list(range(20, 50))
+    shifted = play_match(_PerHandRandom(1), _PerHandRandom(2), game, 20, seed=5, duplicate=duplicate,
+                         progress=False, first_hand=2)
+    assert not np.array_equal(shifted.chips, whole.chips[:20])  # negative control: the offset matters
+    with pytest.raises(Exception, match="first_hand"):
+        play_match(_PerHandRandom(1), _PerHandRandom(2), game, 10, seed=5, duplicate=True, progress=False,
+                   first_hand=3 if duplicate else -1)
+
+
 def test_duplicate_reduces_variance() -> None:
     game = load_game("leduc")
     plain = play_match(make_agent("equity?samples=50", game, 1), make_agent("call", game), game, 600, 3, progress=False)

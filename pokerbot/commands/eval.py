@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import dataclasses
 
 HELP = ("run an evaluation experiment from a TOML file: matches with AIVAT, local best response, exploitability "
         "curves; writes ACPC logs, results.csv, results.md and PNG plots (resumable)")
@@ -15,6 +16,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="output folder (default: the file's `out`, else runs/eval-<name>); rerun to resume")
     parser.add_argument("--hands", type=int, default=None,
                         help="override hands per matchup (default: the file's `hands`)")
+    parser.add_argument("--lbr-hands", type=int, default=None, metavar="N",
+                        help="override the hands of every [[lbr]] run (a longer run keeps the pieces already played)")
     parser.add_argument("--workers", type=int, default=None,
                         help="override ray workers (default: the file's `workers`; 1 runs in-process)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -30,6 +33,11 @@ def run(args: argparse.Namespace) -> int:
         if args.hands < 2 or (exp.duplicate and args.hands % 2):
             raise ExperimentError(f"--hands must be at least 2 (and even for duplicate matches), got {args.hands}")
         exp.hands = args.hands
+    if args.lbr_hands is not None:
+        if args.lbr_hands < 2 or args.lbr_hands % 2:
+            raise ExperimentError(f"--lbr-hands must be even and at least 2 (LBR plays duplicate pairs), got "
+                                  f"{args.lbr_hands}")
+        exp.lbr = [dataclasses.replace(run, hands=args.lbr_hands) for run in exp.lbr]
     if args.workers is not None:
         if args.workers < 1:
             raise ExperimentError(f"--workers must be at least 1, got {args.workers}")
