@@ -24,6 +24,7 @@ What ``pokerbot eval CONFIG`` runs. An experiment file::
     hands = 200
     fractions = [1.0]             # pot; all_in = true; call_rounds = [0, 1] for check/call preflop and flop
     chunk = 1000                  # hands per resumable piece (default: the experiment's chunk)
+    expected_from = 3             # score hands by their expectation over the agent's actions from the river on
 
     [[training]]                  # a blueprint run with its exact exploitability (small games)
     config = "configs/leduc.toml"
@@ -116,7 +117,7 @@ class Experiment:
 
 _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",
         "round_robin", "matchups", "lbr", "training", "out"}
-_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk"}
+_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk", "expected_from"}
 _TRAINING = {"config", "iterations", "eval_every"}
 
 
@@ -174,7 +175,8 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         try:
             settings = LbrSettings(tuple(float(f) for f in run.get("fractions", [1.0])), bool(run.get("all_in", True)),
                                    tuple(int(r) for r in run.get("call_rounds", [])),
-                                   samples=int(run.get("samples", 1000)))
+                                   samples=int(run.get("samples", 1000)),
+                                   expected_from=None if "expected_from" not in run else int(run["expected_from"]))
         except (TypeError, ValueError) as exc:
             raise ExperimentError(f"{source}: [[lbr]] for {run['agent']}: {exc}") from None
         hands = _positive(run.get("hands", 200), "[[lbr]] hands")

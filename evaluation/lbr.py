@@ -76,17 +76,25 @@ class LbrSettings:
     call_rounds: tuple[int, ...] = ()
     max_exact: int = MAX_EXACT_RUNOUTS
     samples: int = 1_000
+    #: Score each hand by its expectation over the agent's actions from this round on (None: the chips won).
+    expected_from: int | None = None
 
     def __post_init__(self) -> None:
         if any(not f > 0 for f in self.fractions) or self.samples < 1 or self.max_exact < 1:
             raise LbrError(f"LBR needs positive pot fractions, samples and max_exact: {self}")
+        if self.expected_from is not None and self.expected_from < 0:
+            raise LbrError(f"expected_from must be a round (0: preflop), got {self.expected_from}")
 
     def label(self) -> str:
-        """A short name: ``FCPA`` (fold, call, pot, all-in), ``FC12-FCPA34`` style for call rounds."""
+        """A short name: ``FCPA`` (fold, call, pot, all-in), ``FC12-FCPA34`` style for call rounds, ``-E4`` for
+        hands scored by their expectation over the agent's actions from round 4 on.
+
+        >>> LbrSettings(call_rounds=(0, 1), expected_from=3).label()
+        'FC12-FCPA-E4'
+        """
         sizes = "".join("P" if f == 1.0 else f"{f:g}P" for f in self.fractions) + ("A" if self.all_in else "")
-        if not self.call_rounds:
-            return f"FC{sizes}"
-        return f"FC{''.join(str(r + 1) for r in self.call_rounds)}-FC{sizes}"
+        name = f"FC{sizes}" if not self.call_rounds else f"FC{''.join(str(r + 1) for r in self.call_rounds)}-FC{sizes}"
+        return name if self.expected_from is None else f"{name}-E{self.expected_from + 1}"
 
     @property
     def menu(self) -> PotFractionMenu:
@@ -118,13 +126,55 @@ class LocalBestResponse(Agent):
 
     def begin_hand(self, view: MatchState) -> None:
         self.rng = hand_rng(self.seed, view)  # per hand, so runs against two agents share the sampled equities
+        self._restart(view)
+        opp = 1 - view.viewer
+        if type(self.policy).begin_hand is not Agent.begin_hand:
+            self.policy.begin_hand(MatchState(opp, view.state.with_cards([()] * self.game.num_players)))
+
+    def _restart(self, view: MatchState) -> None:
+        """The range at the start of the hand (the policy is not told: it keeps what it has solved)."""
         self._weights = np.ones(len(self.hands))
         self._weights[(self._masks & _mask(view.state.hole_cards[view.viewer])) != 0] = 0.0
         self._seen = 0
         self._state = State.initial(self.game, view.state.hand_id)
-        opp = 1 - view.viewer
-        if type(self.policy).begin_hand is not Agent.begin_hand:
-            self.policy.begin_hand(MatchState(opp, view.state.with_cards([()] * self.game.num_players)))
+
+    def expected_payoff(self, final: State, me: int, from_round: int) -> float:
+        """LBR's expected chips in the hand that ended at ``final`` (every card in it), LBR being player ``me``:
+        the agent's actions from its first decision in round ``from_round`` or later are not the ones it drew but
+        all of its actions, weighted by its probabilities (LBR's replies are deterministic), so the estimate
+        keeps LBR's expectation and loses the noise of the agent's draws there. A hand with no such decision
+        scores its chips. The policy is asked at the new states (LBR's range needs it there anyway).
+        """
+        opp = 1 - me
+        s = State.initial(self.game, final.hand_id, final.hole_cards, final.board_cards)
+        for action in final.actions():
+            if s.round >= from_round and s.current_player == opp:
+                break
+            s = s.apply(action)
+        else:
+            return float(final.payoffs()[me])
+        mine = [h if q == me else () for q, h in enumerate(final.hole_cards)]
+        self._restart(MatchState(me, State.initial(self.game, final.hand_id, mine)))
+        return self._expand(s, me)
+
+    def _expand(self, s: State, me: int) -> float:
+        if s.finished:
+            return float(s.payoffs()[me])
+        p = s.current_player
+        holes = [h if q == p else () for q, h in enumerate(s.hole_cards)]
+        view = MatchState(p, s.with_cards(holes, s.visible_board))
+        if p == me:
+            return self._expand(s.apply(choose(self.action_values(view))), me)
+        dist = self.policy.action_distribution(view)
+        if dist is None:
+            raise LbrError(f"LBR needs the policy of {self.policy.name!r}, which reports none")
+        saved = (self._weights.copy(), self._seen, self._state)
+        total = 0.0
+        for action, q in dist:
+            if q > 0:
+                self._weights, self._seen, self._state = saved[0].copy(), saved[1], saved[2]
+                total += q * self._expand(s.apply(action), me)
+        return total / sum(q for _, q in dist if q > 0)
 
     def range(self, view: MatchState) -> np.ndarray:
         """The agent's range at ``view``: weight per row of ``all_hands(game)``, unnormalised."""
@@ -282,8 +332,16 @@ def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSet
         raise LbrError(f"agent {spec!r} reports no policy: LBR needs Agent.action_distribution")
     lbr = LocalBestResponse(game, policy, settings, seed=seed)
     if not value:
-        r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress, first_hand=first_hand)
-        return r.chips, dict(lbr.stats), None
+        expected = np.zeros(hands)
+
+        def score(hand: int, final: State, lbr_player: int) -> None:
+            expected[hand] = lbr.expected_payoff(final, lbr_player, settings.expected_from)  # type: ignore[arg-type]
+
+        r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress, first_hand=first_hand,
+                       on_state=None if settings.expected_from is None else score)
+        return r.chips if settings.expected_from is None else expected, dict(lbr.stats), None
+    if settings.expected_from is not None:
+        raise LbrError("score LBR hands by expectation or with AIVAT, not both")
     from evaluation.aivat import play_match_aivat
     from evaluation.blueprint_value import make_value
 

@@ -88,15 +88,17 @@ def test_lbr_runs_are_resumable_pieces_of_one_run(tmp_path: Path, monkeypatch):
 
     cfg = tmp_path / "e.toml"
     cfg.write_text("game = 'leduc-nl'\nseed = 4\nchunk = 20\n[agents]\nraise = 'raise'\n"
-                   "[[lbr]]\nagent = 'raise'\nhands = 60\n")
+                   "[[lbr]]\nagent = 'raise'\nhands = 60\n"
+                   "[[lbr]]\nagent = 'raise'\nhands = 60\nchunk = 30\nexpected_from = 1\n")
     out = tmp_path / "out"
     assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
-    assert len(list((out / "lbr").glob("*.npz"))) == 3
+    assert len(list((out / "lbr").glob("raise.FCPA.*.npz"))) == 3
+    assert len(list((out / "lbr").glob("raise.FCPA-E2.*.npz"))) == 2
     whole = run_lbr("raise", "leduc-nl", 100, seed=4, progress=False)
     played = []
     monkeypatch.setattr(experiment, "lbr_chunk", lambda *a: played.append(a) or _real_lbr_chunk(*a))
     assert main(["eval", str(cfg), "--out", str(out), "--no-progress", "--lbr-hands", "100"]) == 0
-    assert [a[-1] for a in played] == [60, 80]  # the first hands of the new pieces
+    assert [a[-1] for a in played] == [60, 80, 60, 90]  # the first hands of the new pieces
     row = next(r for r in csv.DictReader(open(out / "results.csv")) if r["kind"] == "lbr")
     assert int(row["hands"]) == 100
     assert float(row["mbb_per_game"]) == pytest.approx(whole.rate.mbb, abs=0.01)

@@ -187,6 +187,72 @@ def test_lbr_never_beats_the_exact_best_response(agent_name: str, leduc_nl_solut
         assert value >= 0.75 * best, (value, best)
 
 
+def _finals(state: State, seat: int, lbr: LocalBestResponse, agent: Agent, from_round: int, prob: float,
+            branching: bool = True):  # type: ignore[no-untyped-def]
+    """(final state, probability) of every way the hand can go until the agent's first decision in round
+    ``from_round`` or later, the rest played out by the agent's first action and LBR's choice."""
+    if state.finished:
+        yield state, prob
+        return
+    p = state.current_player
+    holes = [h if q == p else () for q, h in enumerate(state.hole_cards)]
+    view = MatchState(p, state.with_cards(holes, state.visible_board))
+    if p == seat:
+        lbr.begin_hand(MatchState(p, State.initial(state.game, 0, holes)))
+        yield from _finals(state.apply(lbr.act(view)), seat, lbr, agent, from_round, prob, branching)
+        return
+    dist = [(a, q) for a, q in agent.action_distribution(view) if q > 0]
+    if branching and state.round >= from_round:
+        branching = False
+    if not branching:
+        dist = dist[-1:]
+    for a, q in dist:
+        yield from _finals(state.apply(a), seat, lbr, agent, from_round, prob * (q if branching else 1.0), branching)
+
+
+@pytest.mark.parametrize("from_round", [0, 1])
+def test_expected_lbr_keeps_lbr_s_expectation(from_round: int, leduc_nl_solution):
+    """LBR scored by its expectation over the agent's actions from a round on: averaged over how the hand goes
+    before that round, it is LBR's exact expected value of the deal (the test's own enumeration, _walk); from
+    round 0 every single hand scores exactly that value."""
+    game = load_game("leduc-nl")
+    agent = PolicyAgent(game, leduc_nl_solution)
+    settings = LbrSettings(expected_from=from_round)
+    rng = np.random.default_rng(from_round)
+    deck = game.deck()
+    checked = differ = 0
+    for _ in range(12):
+        cards = [int(c) for c in rng.permutation(deck)[:3]]
+        deal = State.initial(game, 0, ((cards[0],), (cards[1],)), (cards[2],))
+        for seat in range(2):
+            exact = _walk(deal, seat, LocalBestResponse(game, agent, settings), agent, 1.0)
+            scorer = LocalBestResponse(game, agent, settings)
+            finals = list(_finals(deal, seat, LocalBestResponse(game, agent, settings), agent, from_round, 1.0))
+            estimates = [(scorer.expected_payoff(f, seat, from_round), q) for f, q in finals]
+            assert sum(e * q for e, q in estimates) == pytest.approx(exact, abs=1e-9)
+            if from_round == 0:
+                assert all(e == pytest.approx(exact, abs=1e-9) for e, _ in estimates)
+            checked += len(finals)
+            differ += sum(abs(e - f.payoffs()[seat]) > 1e-6 for (e, _), (f, _) in zip(estimates, finals))
+    assert checked > (24 if from_round else 23)  # round 1: several ways to reach it per deal
+    assert differ > 5  # negative control: the expectation is not just the chips won
+
+
+def test_expected_lbr_in_lbr_hands():
+    """lbr_hands with expected_from: the agent's decisions from the round on are expanded; a hand without one
+    scores its chips; the label names the scoring."""
+    settings = LbrSettings(expected_from=1)
+    assert settings.label() == "FCPA-E2"
+    plain, _, _ = lbr_hands("random", "leduc-nl", 200, 3, LbrSettings())
+    expected, _, _ = lbr_hands("random", "leduc-nl", 200, 3, settings)
+    assert expected.shape == plain.shape and np.isfinite(expected).all()
+    assert 0 < np.count_nonzero(expected != plain) < expected.size
+    with pytest.raises(LbrError):
+        lbr_hands("random", "leduc-nl", 2, 3, settings, value="equity")
+    with pytest.raises(LbrError):
+        LbrSettings(expected_from=-1)
+
+
 def test_agent_without_policy_is_refused():
     class Silent(Agent):
         def act(self, view: MatchState) -> Action:
