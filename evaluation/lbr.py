@@ -315,7 +315,8 @@ def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSet
     match that card seed ``seed`` deals (seats swapped on each deal); LBR and the agent are seeded with ``seed``
     and draw their random numbers per hand, so any split of a run into pieces plays the same hands.
 
-    Returns LBR's chips per hand, LBR's action counts and, with ``value`` (a value function of
+    Returns LBR's chips per hand (with ``settings.expected_from``, each hand's expectation from that round on:
+    :meth:`LocalBestResponse.expected_payoff`), LBR's action counts and, with ``value`` (a value function of
     :func:`evaluation.blueprint_value.make_value`: ``equity``, ``fitted`` or ``blueprint:<file or run name>``),
     the AIVAT estimate of each hand (else None).
     """
