@@ -17,7 +17,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hands", type=int, default=None,
                         help="override hands per matchup (default: the file's `hands`)")
     parser.add_argument("--lbr-hands", type=int, default=None, metavar="N",
-                        help="override the hands of every [[lbr]] run (a longer run keeps the pieces already played)")
+                        help="override the hands of every [[lbr]] run (default: each run's `hands`; a longer "
+                             "run keeps the pieces already played)")
     parser.add_argument("--workers", type=int, default=None,
                         help="override ray workers (default: the file's `workers`; 1 runs in-process)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
