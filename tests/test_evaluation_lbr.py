@@ -190,7 +190,7 @@ def test_lbr_never_beats_the_exact_best_response(agent_name: str, leduc_nl_solut
 def _finals(state: State, seat: int, lbr: LocalBestResponse, agent: Agent, from_round: int, prob: float,
             branching: bool = True):  # type: ignore[no-untyped-def]
     """(final state, probability) of every way the hand can go until the agent's first decision in round
-    ``from_round`` or later, the rest played out by the agent's first action and LBR's choice."""
+    ``from_round`` or later, the rest played out by the agent's last listed action and LBR's choice."""
     if state.finished:
         yield state, prob
         return
