@@ -385,17 +385,17 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
             lbr_jobs.append((path, (exp.agents[run.agent], exp.game, n, exp.seed, run.settings, first)))
     if lbr_jobs:
         print(f"LBR: {sum(j[1][2] for j in lbr_jobs):,} of {lbr_total:,} hands to play", file=out, flush=True)
-    bar = tqdm(total=lbr_total, initial=lbr_total - sum(j[1][2] for j in lbr_jobs), unit="hand",
-               desc=f"LBR {exp.name}", disable=not progress or not lbr_jobs, file=sys.stderr, dynamic_ncols=True)
+    lbr_bar = tqdm(total=lbr_total, initial=lbr_total - sum(j[1][2] for j in lbr_jobs), unit="hand",
+                   desc=f"LBR {exp.name}", disable=not progress or not lbr_jobs, file=sys.stderr, dynamic_ncols=True)
 
     def lbr_saved(path: Path, result: dict[str, Any]) -> None:
         tmp = path.with_suffix(".tmp.npz")
         np.savez(tmp, **result)
         os.replace(tmp, path)
-        bar.update(len(result["chips"]))
+        lbr_bar.update(len(result["chips"]))
 
     pool.map(lbr_chunk, lbr_jobs, lbr_saved)
-    bar.close()
+    lbr_bar.close()
     lbr_rows = []
     for run in exp.lbr:
         parts = []
