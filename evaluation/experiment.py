@@ -235,11 +235,11 @@ def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str,
 def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
               first_hand: int) -> dict[str, Any]:
     """One piece of an LBR run: LBR's chips over hands ``first_hand`` onwards of the run with seed ``seed``
-    (:func:`evaluation.lbr.lbr_hands` with card seed ``seed * 1000``, as :func:`evaluation.lbr.run_lbr`)."""
-    from evaluation.lbr import lbr_hands
+    (:func:`evaluation.lbr.lbr_hands` with the card seed :func:`evaluation.lbr.run_lbr` uses)."""
+    from evaluation.lbr import card_seed, lbr_hands
 
     start = time.perf_counter()
-    chips, _, _ = lbr_hands(spec, game_name, hands, seed * 1000, settings, first_hand=first_hand)
+    chips, _, _ = lbr_hands(spec, game_name, hands, card_seed(seed), settings, first_hand=first_hand)
     return {"chips": chips, "seconds": time.perf_counter() - start, "seed": seed, "first_hand": first_hand}
 
 

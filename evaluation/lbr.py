@@ -366,7 +366,7 @@ def run_lbr(
     """LBR against the agent of ``spec`` over ``hands`` duplicate hands, split over ``workers`` ray tasks.
 
     With ``workers=1`` (and no ``ray_address``) it runs in this process. The
-    cards come from card seed ``seed * 1000`` whatever the number of workers:
+    cards come from :func:`card_seed` whatever the number of workers:
     each worker plays its own consecutive pairs of that match (see
     :func:`lbr_hands`), so the result does not depend on ``workers``. ``value``:
     also score the hands with AIVAT and this value function.
@@ -382,9 +382,9 @@ def run_lbr(
     bounds = [2 * (pairs * i // workers) for i in range(workers + 1)]
     start = time.perf_counter()
     game_name = _game_name(g)
-    card_seed = seed * 1000
+    cards = card_seed(seed)
     if workers == 1 and not ray_address:
-        parts = [lbr_hands(spec, game_name, bounds[1], card_seed, settings, progress, value)]
+        parts = [lbr_hands(spec, game_name, bounds[1], cards, settings, progress, value)]
     else:
         import ray
 
@@ -394,12 +394,21 @@ def run_lbr(
             else:
                 ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
         task = ray.remote(num_cpus=1)(lbr_hands)
-        parts = ray.get([task.remote(spec, game_name, hi - lo, card_seed, settings, False, value, lo)
+        parts = ray.get([task.remote(spec, game_name, hi - lo, cards, settings, False, value, lo)
                          for lo, hi in itertools.pairwise(bounds)])
     chips = np.concatenate([c for c, _, _ in parts])
     aivat = np.concatenate([a for _, _, a in parts]) if value else None  # type: ignore[misc]
     return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, add_counts(s for _, s, _ in parts),
                      aivat)
+
+
+def card_seed(seed: int) -> int:
+    """The card seed of the LBR run with seed ``seed`` (LBR and the agent are seeded with it too).
+
+    >>> card_seed(1)
+    1000
+    """
+    return seed * 1000
 
 
 def add_counts(counts: Iterable[dict[str, int]]) -> dict[str, int]:
