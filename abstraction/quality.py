@@ -176,7 +176,6 @@ def nlfh_small_exploitability(
             solver.regret[idx] = G[grp]
             S[:] = np.bincount(grp, weights=solver.ssum[idx], minlength=len(S)) - (n - 1) * S * davg
             solver.ssum[idx] = S[grp]
-            solver.update_current_strategy(p)
     strat = solver.average_strategy()
     tie_spread = 0.0  # largest difference of average strategies inside one abstract information set
     for idx, grp, *_ in ties:

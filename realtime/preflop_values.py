@@ -426,7 +426,7 @@ def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, ca
     """``E[h0, h1]`` = P(h0 wins) - P(h0 loses) all-in before the flop, over the hands of
     :func:`realtime.subgame.hand_universe` (0 where they share a card), from ``samples`` uniform boards
     (seeded); cached in ``$POKERBOT_HOME/realtime-tables/``. 4,000 boards: ~5 s once."""
-    from pokerbot.solver import kernels as K
+    from pokerbot.solver.payoffs import equity_matrix
     from pokerbot.solver.strength import hand_strengths
     from realtime.subgame import hand_universe
 
@@ -441,7 +441,7 @@ def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, ca
     strengths = np.stack([hand_strengths(hands, np.ascontiguousarray(bd)) for bd in boards]).astype(np.int32)
     ones = np.ones(len(hands), dtype=np.bool_)
     out = np.zeros((len(hands), len(hands)))
-    K.equity_matrix(hands, hands, strengths, strengths, ones, ones, out)
+    equity_matrix(hands, hands, strengths, strengths, ones, ones, out)
     # a board misses both hands with probability C(n-4, need) / C(n, need): the boards each pair was played on
     n = len(deck)
     out /= samples * math.comb(n - 2 * game.num_hole_cards, need) / math.comb(n, need)

@@ -29,7 +29,7 @@ max_raises = 1
 k = {K}
 chooser = 1
 iterations = {ITERATIONS}
-blueprint_iterations = 20     # a weak blueprint: the generated strategies beat it and are weakened
+blueprint_iterations = 10     # a weak blueprint: the generated strategies beat it and are weakened
 """
 
 

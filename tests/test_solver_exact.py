@@ -24,6 +24,7 @@ from pokerbot.solver import (
     uniform_strategy,
 )
 from pokerbot.solver import kernels as K
+from pokerbot.solver import payoffs
 from pokerbot.solver.tree import CHANCE, DECISION, FOLD_NODE, SHOWDOWN
 from pokerbot.state import State
 
@@ -237,9 +238,9 @@ def test_showdown_kernel_against_state_payoffs() -> None:
     rng = np.random.default_rng(0)
     reach = rng.random(tree.num_hands[1]) * tree.valid[1][tree.board[sd]]
     row = int(tree.sd_row[sd])
-    vals = K.showdown_values(reach, tree.sd_cards[0][row], tree.sd_cards[1][row], tree.sd_order[0][row],
+    vals = payoffs.showdown_values(reach, tree.sd_cards[0][row], tree.sd_cards[1][row], tree.sd_order[0][row],
                              tree.sd_strength[0][row], tree.sd_order[1][row], tree.sd_strength[1][row], float(tree.amount[sd]))
-    fold = K.fold_values(reach, tree.hands[0], tree.hands[1], tree.same[0], 1.0)
+    fold = payoffs.fold_values(reach, tree.hands[0], tree.hands[1], tree.same[0], 1.0)
     for i in range(0, tree.num_hands[0], 7):
         mine = tree.hands[0][i].tolist()
         expect = compat = 0.0

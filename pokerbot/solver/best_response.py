@@ -22,6 +22,7 @@ from __future__ import annotations
 import numpy as np
 
 from pokerbot.solver import kernels as K
+from pokerbot.solver import passes, payoffs
 from pokerbot.solver.leaves import LeafEvaluator, LeafLayout, leaf_layout
 from pokerbot.solver.tree import PublicTree, SolverError
 
@@ -61,54 +62,43 @@ def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None =
 def _perspective(tree: PublicTree, trav: int) -> tuple:
     """The kernels' hand bundle ``P`` from ``trav``'s side."""
     o = 1 - trav
-    return (
-        tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o],
-        tree.sd_order[trav], tree.sd_strength[trav], tree.sd_order[o], tree.sd_strength[o],
-        tree.sd_cards[trav], tree.sd_cards[o],
-    )
+    lt, le, pos, cl = tree.sd_tables[trav]
+    return (tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o], tree.sd_order[o],
+            lt, le, pos, cl)
 
 
 _EMPTY = np.zeros(0)
 _NO_LEAVES = np.zeros((0, 1, 1))
-_EVAL_OPTS = (1.0, 1.0, 1.0, False, False)
+_EVAL_OPTS = (1.0, 1.0, 1.0, False)
 
 
 def _work(tree: PublicTree, trav: int, max_choices: int = 1) -> tuple:
-    """Per-depth work buffers ``W`` of the traversal kernel for ``trav`` (cached on the tree)."""
-    cache = tree.__dict__.setdefault("_work_cache", {})
-    key = (trav, max_choices)
-    if key not in cache:
-        depth = int(K.tree_depth(tree.first_child, tree.num_children)) + 1
-        dec = tree.kind == K.DECISION
-        max_actions = max(int(tree.num_children[dec].max()) if dec.any() else 1, max_choices)
-        nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
-        cache[key] = (
-            np.zeros((depth, nt)), np.zeros((depth, no)), np.zeros((depth, nt)),
-            np.zeros((depth, max_actions, nt)), np.zeros(depth, dtype=np.int64), np.zeros(depth, dtype=np.int64),
-            np.zeros(52),
-        )
-    return cache[key]
+    """Work buffers ``W`` of the traversal kernel for ``trav`` (cached on the tree)."""
+    return passes.work(tree, trav, max_choices)
 
 
-def leaf_values_for(layout: LeafLayout, trav: int, r: tuple[np.ndarray, np.ndarray], strat: np.ndarray) -> np.ndarray:
-    """``LV`` for a pass of ``trav``: the opponent's reach at every leaf (split by its leaf
-    choice under ``strat``) through the leaf evaluator (and the equity tables)."""
+def leaf_values_for(layout: LeafLayout, trav: int, r: tuple[np.ndarray, np.ndarray], strat: np.ndarray,
+                    root: int = 0) -> np.ndarray:
+    """``LV`` for a pass of ``trav`` below ``root``: the opponent's reach at every leaf (split by its
+    leaf choice under ``strat``, any strategy source of :func:`~pokerbot.solver.kernels.node_strategy`)
+    through the leaf evaluator (and the equity tables)."""
     tree = layout.tree
     if tree.num_leaves == 0:
         return _NO_LEAVES
     o = 1 - trav
     reach = np.zeros((tree.num_leaves, layout.max_choices[o], tree.num_hands[o]))
-    K.reach_at_leaves(o, 0, r[o], layout.bundle, tree.valid[o], strat, reach)
+    K.reach_at_leaves(o, root, r[o], layout.bundle, tree.valid[o], strat, reach)
     return layout.leaf_values(trav, reach)
 
 
 def _run(
     tree: PublicTree, trav: int, r: tuple[np.ndarray, np.ndarray], mode: int, strat: np.ndarray,
-    layout: LeafLayout, br_out: np.ndarray = _EMPTY,
+    layout: LeafLayout, br_out: np.ndarray = _EMPTY, root: int = 0,
 ) -> np.ndarray:
-    lv = leaf_values_for(layout, trav, r, strat)
-    out = K.traverse(trav, 0, r[trav], r[1 - trav], mode, layout.bundle, _perspective(tree, trav), _EMPTY, _EMPTY, strat,
-                     _EVAL_OPTS, lv, br_out, _work(tree, trav, layout.max_choices[trav]))
+    lv = leaf_values_for(layout, trav, r, strat, root)
+    none = np.zeros(0, dtype=strat.dtype)
+    out = passes.run_pass(tree, layout.bundle, _perspective(tree, trav), trav, root, r[trav], r[1 - trav], mode, strat,
+                          none, none, _EVAL_OPTS, lv, br_out, layout.max_choices[trav])
     return out.copy()
 
 
@@ -144,7 +134,7 @@ def best_response_strategy(
 
 def _norm(tree: PublicTree, r: tuple[np.ndarray, np.ndarray]) -> float:
     """Total weight of compatible (hand0, hand1) pairs at the root."""
-    compat = K.fold_values(r[1], tree.hands[0], tree.hands[1], tree.same[0], 1.0)
+    compat = payoffs.fold_values(r[1], tree.hands[0], tree.hands[1], tree.same[0], 1.0)
     total = float(np.dot(r[0], compat))
     if total <= 0.0:
         raise SolverError("the root ranges have no compatible pair of hands")
@@ -197,6 +187,7 @@ def exploitability(
 
 def _check(tree: PublicTree, strat: np.ndarray, leaves: LeafEvaluator | None = None) -> LeafLayout:
     layout = leaf_layout(tree, leaves)
-    if not isinstance(strat, np.ndarray) or strat.shape != (layout.num_slots,) or strat.dtype != np.float64:
-        raise SolverError(f"a strategy array for this tree is float64 of shape ({layout.num_slots},)")
+    if (not isinstance(strat, np.ndarray) or strat.shape != (layout.num_slots,)
+            or strat.dtype not in (np.float64, np.float32)):
+        raise SolverError(f"a strategy array for this tree is float64 (or float32) of shape ({layout.num_slots},)")
     return layout

@@ -40,10 +40,10 @@ import numpy as np
 
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import kernels as K
+from pokerbot.solver import passes
 from pokerbot.solver.best_response import (
     _EMPTY,
     _perspective,
-    _work,
     best_response_values,
     expected_value,
     exploitability,
@@ -60,12 +60,42 @@ _AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 _ALG_CODE = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFR_PLUS, "lcfr": K.ALG_LCFR, "dcfr": K.ALG_DCFR}
 
 
+#: Trees with fewer strategy entries than this are solved in float64 unless told otherwise (8 MB an array).
+FLOAT64_SLOTS = 1 << 20
+
+
+def storage_dtype(num_slots: int, dtype: type | np.dtype | str | None = None) -> np.dtype:
+    """The dtype of a solve's regrets and sums: ``dtype`` if given (float32 or float64), else float64
+    below :data:`FLOAT64_SLOTS` entries and float32 above."""
+    if dtype is None:
+        return np.dtype(np.float64 if num_slots < FLOAT64_SLOTS else np.float32)
+    try:
+        dt = np.dtype(dtype)
+    except TypeError:
+        raise SolverError(f"dtype must be float32 or float64, got {dtype!r}") from None
+    if dt not in (np.float32, np.float64):
+        raise SolverError(f"dtype must be float32 or float64, got {dt}")
+    return dt
+
+
 class Solver:
     """A CFR-family solver over a :class:`PublicTree`, optionally from given root ranges.
 
     A depth-limited tree needs ``leaves``, the :class:`~pokerbot.solver.leaves.LeafEvaluator`
     of its continuation leaves; the leaf choices are then part of the strategy array
     (after the tree's decision slots) and of every exploitability figure.
+
+    Storage is two strategy-sized arrays, ``regret`` and ``ssum``, of ``dtype``
+    (by default float64 for trees of under :data:`FLOAT64_SLOTS` entries, where it costs
+    little and figures agree with other implementations to the last digits, float32
+    above); the current strategy is regret matching of ``regret``,
+    computed where a pass needs it, and the average strategy is ``ssum`` normalised (the
+    exploitability reads ``ssum`` in place). Passes over trees with chance nodes run on
+    every numba thread (:mod:`pokerbot.solver.passes`); the result does not depend on
+    the number of threads.
+
+    ``reset_average`` restarts the average at iterations 1, 2, 5, 17, 65, ... as
+    postflop-solver's DCFR does (with ``gamma = 3`` there).
 
     >>> from pokerbot.gamedef import load_game
     >>> from pokerbot.solver.tree import build_tree
@@ -85,17 +115,21 @@ class Solver:
         alpha: float = 1.5,
         beta: float = 0.0,
         gamma: float | None = None,
+        reset_average: bool = False,
         ranges: tuple[np.ndarray, np.ndarray] | None = None,
         leaves: LeafEvaluator | None = None,
+        dtype: type | np.dtype | str | None = None,
     ) -> None:
         algorithm = algorithm.lower()
         if algorithm not in ALGORITHMS:
             raise SolverError(f"unknown algorithm {algorithm!r}; choose one of {', '.join(ALGORITHMS)}")
+        dt = storage_dtype(leaf_layout(tree, leaves).num_slots, dtype)
         self.tree = tree
         self.algorithm = algorithm
         self.alternating = bool(alternating)
         self.alpha = float(alpha)
         self.beta = float(beta)
+        self.reset_average = bool(reset_average)
         if averaging is None:
             g = gamma if gamma is not None else {"cfr": 0.0, "cfr+": 1.0, "lcfr": 1.0, "dcfr": 2.0}[algorithm]
         elif isinstance(averaging, str):
@@ -107,61 +141,88 @@ class Solver:
         if g < 0:
             raise SolverError(f"averaging exponent must be >= 0, got {g}")
         self.gamma = g
+        self.dtype = dt
         self.ranges = ranges
         self.leaves = leaves
         self.layout = leaf_layout(tree, leaves)
         self._reach = root_ranges(tree, ranges)
         n = self.layout.num_slots
-        self.regret = np.zeros(n)
-        self.ssum = np.zeros(n)
-        self.strat = np.empty(n)
-        for p in range(2):
-            self.update_current_strategy(p)
+        self.regret = np.zeros(n, dtype=dt)
+        self.ssum = np.zeros(n, dtype=dt)
         self.iteration = 0
-        self._work = (_work(tree, 0, self.layout.max_choices[0]), _work(tree, 1, self.layout.max_choices[1]))
         self._persp = (_perspective(tree, 0), _perspective(tree, 1))
+        self._locks: list[tuple[int, int, np.ndarray]] = []
 
     @property
     def num_slots(self) -> int:
         """Length of the strategy arrays (decision slots, then leaf-choice blocks)."""
         return self.layout.num_slots
 
-    def update_current_strategy(self, p: int) -> None:
-        """Recompute player ``p``'s current strategy from its regrets (after editing ``self.regret``)."""
-        off, size = self.layout.blocks[p]
-        K.regret_match(np.arange(off.shape[0]), size, off, self.tree.num_hands[p], self.regret, self.strat)
+    def memory_bytes(self) -> int:
+        """Bytes the solve holds: the tree's arrays and the two strategy-sized arrays."""
+        return self.tree.memory_bytes(2, self.dtype.itemsize) + (self.num_slots - self.tree.num_slots) * 2 * self.dtype.itemsize
 
     def discount_factors(self, t: int) -> tuple[float, float, float, bool]:
         """Iteration ``t``'s factors on positive regrets, negative regrets and the strategy sum, and
         whether regrets are clipped at zero (CFR+); hooks that edit regrets between iterations use them."""
-        return K.iteration_factors(float(t), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma)
+        return K.iteration_factors(float(t), _ALG_CODE[self.algorithm], self.alpha, self.beta, self.gamma,
+                                   self.reset_average)
 
     def iterate(self, count: int) -> None:
-        """Run ``count`` iterations in one compiled call (both players update once per iteration)."""
+        """Run ``count`` iterations (both players update once per iteration)."""
         r = self._reach
         lay = self.layout
+        tree = self.tree
         alg = _ALG_CODE[self.algorithm]
-        if self.tree.num_leaves == 0:
+        parallel = passes.pass_plan(tree, 0, 0).parallel
+        if tree.num_leaves == 0 and self.alternating and not parallel and not self._locks:
             K.run_iterations(
-                self.iteration, int(count), alg, self.alpha, self.beta, self.gamma, self.alternating,
-                r[0], r[1], lay.bundle, self._persp[0], self._persp[1], lay.blocks[0], lay.blocks[1],
-                self.regret, self.ssum, self.strat, self._work[0], self._work[1],
+                self.iteration, int(count), alg, self.alpha, self.beta, self.gamma, self.reset_average,
+                r[0], r[1], lay.bundle, self._persp[0], self._persp[1], self.regret, self.ssum,
+                passes.work(tree, 0, 1, self.dtype), passes.work(tree, 1, 1, self.dtype), np.zeros((0, 1), self.dtype),
+                passes.no_frontier(tree),
             )
             self.iteration += int(count)
             return
-        # With leaves each pass first asks the leaf evaluator (outside numba) for the leaf values.
         for _ in range(int(count)):
             t = self.iteration + 1
-            dpos, dneg, davg, clip = K.iteration_factors(float(t), alg, self.alpha, self.beta, self.gamma)
-            opts = (dpos, dneg, davg, clip, self.alternating)
+            opts = self.discount_factors(t)
+            # Simultaneous updates: both players play the strategies of the regrets before this iteration.
+            src = self.regret if self.alternating else self.regret.copy()
             for p in range(2):
-                lv = leaf_values_for(lay, p, r, self.strat)
-                K.traverse(p, 0, r[p], r[1 - p], K.MODE_CFR, lay.bundle, self._persp[p], self.regret, self.ssum,
-                           self.strat, opts, lv, _EMPTY, self._work[p])
-            if not self.alternating:
-                for p in range(2):
-                    self.update_current_strategy(p)
+                lv = leaf_values_for(lay, p, r, src)
+                passes.run_pass(tree, lay.bundle, self._persp[p], p, 0, r[p], r[1 - p], K.MODE_CFR, src,
+                                self.regret, self.ssum, opts, lv, _EMPTY, lay.max_choices[p])
+                self._apply_locks(p)
             self.iteration = t
+
+    def lock(self, node: int, probabilities: np.ndarray) -> None:
+        """Fix the strategy at decision ``node``: ``probabilities`` over its actions (one row for every
+        hand, or ``(actions, hands)``). The node then plays it in every iteration and in the average;
+        the rest of the tree is solved against it (node locking)."""
+        node = int(node)
+        tree = self.tree
+        if not 0 <= node < tree.num_nodes or tree.kind[node] != K.DECISION:
+            raise SolverError(f"node {node} is not a decision node of the tree")
+        p = int(tree.player[node])
+        nc, nh = int(tree.num_children[node]), tree.num_hands[p]
+        probs = np.asarray(probabilities, dtype=np.float64)
+        if probs.shape == (nc,):
+            probs = np.repeat(probs[:, None], nh, axis=1)
+        if probs.shape != (nc, nh):
+            raise SolverError(f"a lock at node {node} needs {nc} probabilities (or ({nc}, {nh})), got {probs.shape}")
+        if not np.all(np.isfinite(probs)) or np.any(probs < 0) or not np.allclose(probs.sum(axis=0), 1.0, atol=1e-6):
+            raise SolverError(f"the locked probabilities at node {node} must be >= 0 and sum to 1 for every hand")
+        self._locks.append((p, int(tree.slot[node]), probs.reshape(-1)))
+        self._apply_locks(p)
+
+    def _apply_locks(self, p: int) -> None:
+        """Reset the locked blocks of player ``p``: regrets proportional to the lock (regret matching
+        gives it back exactly) and sums equal to it (so does the average)."""
+        for q, off, probs in self._locks:
+            if q == p:
+                self.regret[off : off + probs.shape[0]] = probs
+                self.ssum[off : off + probs.shape[0]] = probs
 
     def step(self) -> None:
         """One iteration (both players update once)."""
@@ -223,18 +284,20 @@ class Solver:
             h.update(np.ascontiguousarray(a).tobytes())
         h.update("\n".join(t.betting).encode())
         h.update(repr((self.algorithm, self.alternating, self.alpha, self.beta, self.gamma)).encode())
+        if self.reset_average:
+            h.update(b"reset_average")
         return h.hexdigest()
 
     def save_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Write regrets, strategy sums and the iteration count to ``path`` (an ``.npz``; atomic)."""
         from pokerbot.npz import write_npz
 
-        write_npz(path, regret=self.regret, ssum=self.ssum, strat=self.strat,
-                  iteration=np.int64(self.iteration), fingerprint=np.array(self._fingerprint()))
+        write_npz(path, regret=self.regret, ssum=self.ssum, iteration=np.int64(self.iteration),
+                  fingerprint=np.array(self._fingerprint()))
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Resume from :meth:`save_checkpoint` output. Raises :class:`~pokerbot.errors.CheckpointError`
-        if the file is unreadable or was written for another tree or algorithm setting."""
+        if the file is unreadable or was written for another tree, algorithm setting or precision."""
         from pokerbot.errors import CheckpointError
         import zipfile
 
@@ -243,7 +306,7 @@ class Solver:
         try:
             data = read_npz(path)
             fp = str(data["fingerprint"])
-            arrays = {k: data[k] for k in ("regret", "ssum", "strat")}
+            arrays = {k: data[k] for k in ("regret", "ssum")}
             iteration = int(data["iteration"])
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
@@ -252,37 +315,47 @@ class Solver:
         if iteration < 0:
             raise CheckpointError(f"checkpoint {os.fspath(path)!r}: negative iteration count {iteration}")
         for k, a in arrays.items():
-            if a.shape != (self.layout.num_slots,) or a.dtype != np.float64:
-                raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape}")
-        self.regret, self.ssum, self.strat = arrays["regret"], arrays["ssum"], arrays["strat"]
+            if a.shape != (self.layout.num_slots,) or a.dtype != self.dtype:
+                raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape} and dtype {a.dtype}, "
+                                      f"the solver needs ({self.layout.num_slots},) {self.dtype}")
+            if not np.all(np.isfinite(a)):
+                raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has non-finite entries")
+        if np.any(arrays["ssum"] < 0):
+            raise CheckpointError(f"checkpoint {os.fspath(path)!r}: negative strategy sums")
+        self.regret, self.ssum = arrays["regret"], arrays["ssum"]
         self.iteration = iteration
 
     def average_strategy(self) -> np.ndarray:
-        """The average strategy (the one that converges) as a strategy array."""
+        """The average strategy (the one that converges) as a float64 strategy array."""
         out = np.empty(self.layout.num_slots)
         for p in range(2):
             normalize_blocks(self.layout, p, self.ssum, out)
         return out
 
     def current_strategy(self) -> np.ndarray:
-        return self.strat.copy()
+        """The current strategy (regret matching of the regrets) as a float64 strategy array."""
+        out = np.empty(self.layout.num_slots)
+        for p in range(2):
+            off, size = self.layout.blocks[p]
+            K.regret_match(np.arange(off.shape[0]), size, off, self.tree.num_hands[p], self.regret, out)
+        return out
 
     def exploitability(self) -> float:
-        """Exploitability of the average strategy in mbb/g (exact)."""
-        return exploitability(self.tree, self.average_strategy(), self.ranges, self.leaves)
+        """Exploitability of the average strategy in mbb/g (exact; read from the sums in place)."""
+        return exploitability(self.tree, self.ssum, self.ranges, self.leaves)
 
     def best_response_values(self) -> tuple[float, float]:
-        return best_response_values(self.tree, self.average_strategy(), self.ranges, self.leaves)
+        return best_response_values(self.tree, self.ssum, self.ranges, self.leaves)
 
     def value(self) -> float:
         """Chips per hand for player 0 when both play the average strategy."""
-        return expected_value(self.tree, self.average_strategy(), self.ranges, self.leaves)
+        return expected_value(self.tree, self.ssum, self.ranges, self.leaves)
 
     def root_values(self, player: int) -> np.ndarray:
         """Counterfactual values of ``player``'s hands at the root under the average strategy."""
         from pokerbot.solver.best_response import counterfactual_values
 
-        return counterfactual_values(self.tree, self.average_strategy(), player, self.ranges, leaves=self.leaves)
+        return counterfactual_values(self.tree, self.ssum, player, self.ranges, leaves=self.leaves)
 
 
 @dataclass
@@ -328,6 +401,8 @@ def solve(
     alpha: float = 1.5,
     beta: float = 0.0,
     gamma: float | None = None,
+    reset_average: bool = False,
+    dtype: type | np.dtype | str | None = None,
     target_exploitability: float | None = None,
     eval_every: int = 0,
     progress: bool = False,
@@ -343,7 +418,8 @@ def solve(
     if isinstance(game, str):
         game = load_game(game)
     tree = build_tree(game, bet_menu, root)
-    solver = Solver(tree, algorithm, alternating=alternating, averaging=averaging, alpha=alpha, beta=beta, gamma=gamma, ranges=ranges)
+    solver = Solver(tree, algorithm, alternating=alternating, averaging=averaging, alpha=alpha, beta=beta, gamma=gamma,
+                    reset_average=reset_average, ranges=ranges, dtype=dtype)
     history: list[tuple[int, float]] = []
     if target_exploitability is not None and not eval_every:
         eval_every = 50

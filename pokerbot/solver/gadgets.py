@@ -62,13 +62,17 @@ from __future__ import annotations
 import numpy as np
 
 from pokerbot.solver import kernels as K
-from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _perspective, _work
+from pokerbot.solver import passes
+from pokerbot.solver.best_response import _EMPTY, _perspective, _run, leaf_values_for
 from pokerbot.solver.cfr import ALGORITHMS, Solver
 from pokerbot.solver.leaves import LeafEvaluator, LeafLayout, leaf_layout
 from pokerbot.solver.tree import CHANCE, DECISION, PublicTree, SolverError
 from pokerbot.state import State
 
 GADGETS = ("unsafe", "resolve", "maxmargin", "reach")
+
+#: Regrets that make the warm start the first iteration's strategy: small against any real regret.
+_WARM_SCALE = 1e-20
 
 __all__ = [
     "GADGETS",
@@ -132,17 +136,6 @@ def _layout(tree: PublicTree, leaves: LeafEvaluator | None) -> LeafLayout:
     return leaf_layout(tree, leaves)
 
 
-def _leaf_values(layout: LeafLayout, trav: int, root: int, reach: tuple[np.ndarray, np.ndarray], strat: np.ndarray) -> np.ndarray:
-    """The kernels' ``LV`` for a pass of ``trav`` below ``root`` (leaves elsewhere get no reach)."""
-    tree = layout.tree
-    if tree.num_leaves == 0:
-        return np.zeros((0, 1, 1))
-    o = 1 - trav
-    opp = np.zeros((tree.num_leaves, layout.max_choices[o], tree.num_hands[o]))
-    K.reach_at_leaves(o, root, reach[o], layout.bundle, tree.valid[o], strat, opp)
-    return layout.leaf_values(trav, opp)
-
-
 def _values(
     tree: PublicTree, strat: np.ndarray, trav: int, root: int, reach: tuple[np.ndarray, np.ndarray],
     best_response: bool, leaves: LeafEvaluator | None,
@@ -153,11 +146,8 @@ def _values(
     b = int(tree.board[root])
     # Hands blocked by the root's board never get there (the kernels' fold values would count them).
     reach = (np.ascontiguousarray(reach[0] * tree.valid[0][b]), np.ascontiguousarray(reach[1] * tree.valid[1][b]))
-    lv = _leaf_values(layout, trav, root, reach, strat)
     mode = K.MODE_BR if best_response else K.MODE_EVAL
-    out = K.traverse(trav, int(root), reach[trav], reach[1 - trav], mode, layout.bundle, _perspective(tree, trav),
-                     _EMPTY, _EMPTY, strat, _EVAL_OPTS, lv, _EMPTY, _work(tree, trav, layout.max_choices[trav]))
-    return out.copy() * tree.valid[trav][b]
+    return _run(tree, trav, reach, mode, strat, layout, root=int(root)) * tree.valid[trav][b]
 
 
 def alternative_values(
@@ -228,7 +218,8 @@ class SubgameSolver:
     reach gadget's gifts (:func:`gifts`). ``warm_start``: a strategy array whose root
     subtree starts the current strategy (the previous solve or the blueprint).
     ``drop_average_before``: iterations before this one are left out of the average
-    (Modicum ignores the first half).
+    (Modicum ignores the first half). ``dtype``: the solver's storage (default by tree
+    size, see :class:`~pokerbot.solver.cfr.Solver`).
 
     The strategy arrays are the whole tree's (slots outside the subgame are left as
     ``warm_start`` has them, or uniform): :meth:`strategy` is ready to compose.
@@ -252,6 +243,7 @@ class SubgameSolver:
         gamma: float | None = None,
         warm_start: np.ndarray | None = None,
         drop_average_before: int = 0,
+        dtype: type | np.dtype | str | None = None,
     ) -> None:
         if gadget not in GADGETS:
             raise SolverError(f"unknown gadget {gadget!r}; choose one of {', '.join(GADGETS)}")
@@ -287,13 +279,19 @@ class SubgameSolver:
                 if gift is None:
                     raise SolverError("the reach gadget needs the opponent's gifts (gift)")
                 self.alt = self.alt + np.maximum(self._vector(gift, opp, "gift", signed=True), 0.0) * self.mask
-        self.solver = Solver(tree, algorithm, alpha=alpha, beta=beta, gamma=gamma, leaves=leaves)
+        self.solver = Solver(tree, algorithm, alpha=alpha, beta=beta, gamma=gamma, leaves=leaves, dtype=dtype)
         s = self.solver
         if warm_start is not None:
             if warm_start.shape != (s.num_slots,):
                 raise SolverError(f"warm_start has shape {warm_start.shape}, the tree needs ({s.num_slots},)")
-            s.strat[:] = warm_start
-        self._base = s.strat.copy()
+            if not np.all(np.isfinite(warm_start)) or np.any(warm_start < 0):
+                raise SolverError("warm_start has negative or non-finite entries")
+            # The first iteration plays the warm start: regret matching of tiny regrets proportional to it (the
+            # first update outweighs them by far; DCFR's first discount removes them).
+            s.regret[:] = warm_start * _WARM_SCALE
+            self._base = np.asarray(warm_start, dtype=np.float64).copy()
+        else:
+            self._base = s.current_strategy()
         nh = tree.num_hands[opp]
         # resolve: regrets of (play, exit) per hand; maxmargin / reach: one regret per hand.
         self.g_regret = np.zeros((2, nh)) if gadget == "resolve" else np.zeros(nh)
@@ -357,23 +355,23 @@ class SubgameSolver:
         s = self.solver
         lay = s.layout
         us, opp, root = self.us, self.opp, self.root
-        alg = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFR_PLUS, "lcfr": K.ALG_LCFR, "dcfr": K.ALG_DCFR}[s.algorithm]
+        tree = self.tree
         for _ in range(int(count)):
             t = self.iteration + 1
-            dpos, dneg, davg, clip = K.iteration_factors(float(t), alg, s.alpha, s.beta, s.gamma)
+            dpos, dneg, davg, clip = s.discount_factors(t)
             if t == self.drop_average_before:
                 davg = 0.0  # forget the iterations before this one in the average
-            opts = (dpos, dneg, davg, clip, True)
+            opts = (dpos, dneg, davg, clip)
             reach = [np.zeros(0), np.zeros(0)]
             reach[us] = self.reach_us
             reach[opp] = self.g_strategy
             r = (reach[0], reach[1])
-            lv = _leaf_values(lay, us, root, r, s.strat)
-            K.traverse(us, root, r[us], r[opp], K.MODE_CFR, lay.bundle, self._persp[us], s.regret, s.ssum, s.strat,
-                       opts, lv, _EMPTY, s._work[us])
-            lv = _leaf_values(lay, opp, root, r, s.strat)
-            v = K.traverse(opp, root, r[opp], r[us], K.MODE_CFR, lay.bundle, self._persp[opp], s.regret, s.ssum,
-                           s.strat, opts, lv, _EMPTY, s._work[opp]).copy()
+            lv = leaf_values_for(lay, us, r, s.regret, root)
+            passes.run_pass(tree, lay.bundle, self._persp[us], us, root, r[us], r[opp], K.MODE_CFR, s.regret,
+                            s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[us])
+            lv = leaf_values_for(lay, opp, r, s.regret, root)
+            v = passes.run_pass(tree, lay.bundle, self._persp[opp], opp, root, r[opp], r[us], K.MODE_CFR, s.regret,
+                                s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[opp]).copy()
             self.last_root_values = v
             self._update_gadget(v, dpos, dneg, clip)
             self.iteration = t

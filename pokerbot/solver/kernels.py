@@ -1,9 +1,10 @@
-"""Numba kernels over a flat public tree: terminal values, CFR traversals, best responses.
+"""Numba kernels over a flat public tree: CFR traversals, best responses, evaluation.
 
 Nothing here knows poker. A tree is the arrays of :class:`~pokerbot.solver.tree.PublicTree`
 (node kind, actor, children, strategy slots, board ids, terminal stakes, chance
-weights) plus, per player, hand cards (only used for card removal), a validity
-matrix per board, and hands sorted by strength per showdown board.
+weights) plus, per player, a validity matrix per board and the arrays the terminal
+values need, which reach the kernels only through the two functions of the game's
+terminal interface (:mod:`pokerbot.solver.payoffs`: fold and showdown values).
 
 Vectors are indexed by the hands of the *traverser* (``t_*``) or of the
 *opponent* (``o_*``); a strategy-sized array holds, for decision node ``n`` of
@@ -24,111 +25,17 @@ computed before the pass from the opponent's reach at every leaf
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 # The node kinds of every flat tree (callers also read them as ``kernels.DECISION`` etc.).
 from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, LEAF, SHOWDOWN
 
+# The terminal interface: the kernels' only view of the cards.
+from pokerbot.solver.payoffs import fold_into, showdown_sorted_into
+
 MODE_CFR = 0
 MODE_BR = 1
 MODE_EVAL = 2
-
-
-@njit(cache=True, fastmath=True)
-def fold_into(out, reach_o, t_cards, o_cards, t_same, stake, card_sum):
-    """``out[i] = stake`` x total opponent reach over hands sharing no card with hand ``i``."""
-    nt = t_cards.shape[0]
-    no = o_cards.shape[0]
-    k = t_cards.shape[1]
-    card_sum[:] = 0.0
-    total = 0.0
-    if k == 2:
-        for j in range(no):
-            r = reach_o[j]
-            total += r
-            card_sum[o_cards[j, 0]] += r
-            card_sum[o_cards[j, 1]] += r
-        for i in range(nt):
-            v = total - card_sum[t_cards[i, 0]] - card_sum[t_cards[i, 1]]
-            s = t_same[i]
-            if s >= 0:
-                v += reach_o[s]
-            out[i] = stake * v
-        return
-    for j in range(no):
-        r = reach_o[j]
-        total += r
-        for c in range(k):
-            card_sum[o_cards[j, c]] += r
-    for i in range(nt):
-        v = total
-        for c in range(k):
-            v -= card_sum[t_cards[i, c]]
-        out[i] = stake * v
-
-
-@njit(cache=True, fastmath=True)
-def showdown_into(out, reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake, card_sum):
-    """``out[i] = stake`` x (opponent reach hand ``i`` beats - reach it loses to), with card removal.
-
-    Linear in the number of hands: both lists come pre-sorted by strength on
-    this board: ``*_order`` (hand indices), ``*_str`` (their strengths,
-    ascending) and ``*_cards`` (their cards, in the same sorted order).
-    Handles one or two cards per hand (with a single card, the only opponent
-    hand sharing it is the same card, which ties and so never counts).
-    """
-    nt = t_order.shape[0]
-    no = o_order.shape[0]
-    two = t_cards.shape[1] == 2
-    card_sum[:] = 0.0
-    total = 0.0
-    j = 0
-    for i in range(nt):
-        s = t_str[i]
-        while j < no and o_str[j] < s:
-            r = reach_o[o_order[j]]
-            total += r
-            card_sum[o_cards[j, 0]] += r
-            if two:
-                card_sum[o_cards[j, 1]] += r
-            j += 1
-        v = total - card_sum[t_cards[i, 0]]
-        if two:
-            v -= card_sum[t_cards[i, 1]]
-        out[t_order[i]] = v
-    card_sum[:] = 0.0
-    total = 0.0
-    j = no - 1
-    for i in range(nt - 1, -1, -1):
-        s = t_str[i]
-        while j >= 0 and o_str[j] > s:
-            r = reach_o[o_order[j]]
-            total += r
-            card_sum[o_cards[j, 0]] += r
-            if two:
-                card_sum[o_cards[j, 1]] += r
-            j -= 1
-        v = total - card_sum[t_cards[i, 0]]
-        if two:
-            v -= card_sum[t_cards[i, 1]]
-        h = t_order[i]
-        out[h] = stake * (out[h] - v)
-
-
-@njit(cache=True)
-def fold_values(reach_o, t_cards, o_cards, t_same, stake):
-    """Allocating form of :func:`fold_into`."""
-    out = np.empty(t_cards.shape[0])
-    fold_into(out, reach_o, t_cards, o_cards, t_same, stake, np.zeros(52))
-    return out
-
-
-@njit(cache=True)
-def showdown_values(reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake):
-    """Allocating form of :func:`showdown_into` (``*_cards`` in sorted order too)."""
-    out = np.empty(t_order.shape[0])
-    showdown_into(out, reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, stake, np.zeros(52))
-    return out
 
 
 @njit(cache=True)
@@ -148,13 +55,45 @@ def tree_depth(first_child, num_children):
 
 
 @njit(cache=True, fastmath=True)
-def _finish_choice(mode, off, nc, nt, vals, out, rt, regret, ssum, strat, opts, br_out):
+def node_strategy(src, off, nc, nh, out):
+    """Regret matching of the ``nc x nh`` block of ``src`` at ``off`` into ``out[:nc, :nh]``.
+
+    Positive parts normalised per hand, uniform where none is positive. A strategy
+    sum or an explicit strategy (non-negative) comes out normalised, so one rule
+    reads regrets (the current strategy), strategy sums (the average strategy) and
+    strategy arrays alike. ``out`` needs ``nc + 1`` rows (the last holds totals).
+    """
+    tot = out[nc]
+    for h in range(nh):
+        tot[h] = 0.0
+    for a in range(nc):
+        base = off + a * nh
+        row = out[a]
+        for h in range(nh):
+            x = src[base + h]
+            x = x if x > 0.0 else 0.0
+            row[h] = x
+            tot[h] += x
+    u = 1.0 / nc
+    for h in range(nh):
+        t = tot[h]
+        tot[h] = 1.0 / t if t > 0.0 else 0.0
+    for a in range(nc):
+        row = out[a]
+        for h in range(nh):
+            t = tot[h]
+            row[h] = row[h] * t if t > 0.0 else u
+
+
+@njit(cache=True, fastmath=True)
+def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_out):
     """Value of a choice of the traverser (a decision node or a leaf's continuation choice).
 
-    ``vals`` (>= nc, nt) holds the value of each option; ``out`` receives the
-    node's value; in MODE_CFR the regrets and strategy sums at ``off`` are updated.
+    ``vals`` (>= nc, nt) holds the value of each option and ``sb`` the traverser's
+    current strategy there; ``out`` receives the node's value; in MODE_CFR the regrets
+    and strategy sums at ``off`` are updated.
     """
-    dpos, dneg, sdisc, clip, match_inline = opts
+    dpos, dneg, sdisc, clip = opts
     if mode == MODE_BR:
         record = br_out.shape[0] > 0
         for h in range(nt):
@@ -176,44 +115,35 @@ def _finish_choice(mode, off, nc, nt, vals, out, rt, regret, ssum, strat, opts, 
     for h in range(nt):
         out[h] = 0.0
     for a in range(nc):
-        base = off + a * nt
+        va = vals[a]
+        sa = sb[a]
         for h in range(nt):
-            out[h] += strat[base + h] * vals[a, h]
+            out[h] += sa[h] * va[h]
     if mode != MODE_CFR:
         return
+    # Simple loops over few arrays each: LLVM vectorises them (one loop over six arrays it does not).
     for a in range(nc):
-        base = off + a * nt
+        va = vals[a]
         for h in range(nt):
-            i = base + h
-            r = regret[i]
-            if r > 0.0:
-                r *= dpos
-            else:
-                r *= dneg
-            r += vals[a, h] - out[h]
-            if clip and r < 0.0:
-                r = 0.0
-            regret[i] = r
-            ssum[i] = ssum[i] * sdisc + rt[h] * strat[i]
-    if match_inline:
-        # Regret matching right away (alternating updates: nothing reads it this pass).
+            va[h] -= out[h]
+        reg = regret[off + a * nt : off + (a + 1) * nt]
+        if clip:
+            for h in range(nt):
+                r = reg[h]
+                r = r * (dpos if r > 0.0 else dneg) + va[h]
+                reg[h] = r if r > 0.0 else 0.0
+        else:
+            for h in range(nt):
+                r = reg[h]
+                reg[h] = r * (dpos if r > 0.0 else dneg) + va[h]
+        sa = sb[a]
+        ss = ssum[off + a * nt : off + (a + 1) * nt]
         for h in range(nt):
-            tot = 0.0
-            for a in range(nc):
-                r = regret[off + a * nt + h]
-                if r > 0.0:
-                    tot += r
-            for a in range(nc):
-                i = off + a * nt + h
-                if tot > 0.0:
-                    r = regret[i]
-                    strat[i] = r / tot if r > 0.0 else 0.0
-                else:
-                    strat[i] = 1.0 / nc
+            ss[h] = ss[h] * sdisc + rt[h] * sa[h]
 
 
 @njit(cache=True, fastmath=True)
-def traverse(trav, root, reach_t, reach_o, mode, T, P, regret, ssum, strat, opts, LV, br_out, W):
+def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx):
     """Counterfactual values (per traverser hand) at node ``root``; see the module docstring.
 
     Bundles (tuples of arrays, built by :mod:`pokerbot.solver.best_response`):
@@ -222,21 +152,27 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, regret, ssum, strat, opts
       sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk)``; ``leaf_slot[l, p]`` is the
       offset of player ``p``'s ``leaf_nk[l, p] x H_p`` choice block of leaf ``l``;
     * ``P`` the hands from the traverser's side: ``(t_cards, o_cards, t_same, t_valid,
-      o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc)``;
-    * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip, match_inline)``;
-    * ``W`` work buffers: ``RT``/``RO``/``OUT`` (depth+1, H), ``VALS`` (depth+1, max
-      options, H_t), the stack ``NODE``/``CHILD``, ``CS`` (52 floats).
+      o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl)`` (the terminal interface of
+      :mod:`pokerbot.solver.payoffs`);
+    * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip)``;
+    * ``W`` work buffers (:func:`work_buffers`): ``RT``/``RO``/``OUT`` (depth+1, H),
+      ``VALS`` (depth+1, max options, H_t), ``SB`` (depth+1, max options + 1, max H),
+      the stack ``NODE``/``CHILD`` and the reach rows ``IT``/``IO``, ``CS`` (52 floats), and the
+      showdown's scratch ``SF`` (H_o + 1), ``SP`` (card rows + 1, 52), ``SQ`` (H_o + 1).
 
+    Both players' strategies come from ``src`` by :func:`node_strategy` at every node
+    visited: the regrets in MODE_CFR (the current strategy; nothing else is stored), a
+    strategy array or the strategy sums (the average strategy, no copy) otherwise.
     ``LV`` (leaves, options, H_t) holds the traverser's value of each of its options at
     each leaf, already summed over the opponent's reach and leaf choice (see
     :func:`reach_at_leaves`). In MODE_BR a non-empty ``br_out`` (strategy-sized) receives
-    the best response (one-hot per hand). With ``match_inline`` (MODE_CFR, alternating
-    updates) each traverser node's current strategy is recomputed from its new regrets
-    as soon as it is updated. Returns ``OUT[0]``.
+    the best response (one-hot per hand). ``FV``/``fidx``: a node ``n`` below the root
+    with ``fidx[n] >= 0`` is not entered; its values are ``FV[fidx[n]]`` (computed
+    by :func:`frontier_pass`). Returns ``OUT[0]``.
     """
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
-    t_cards, o_cards, t_same, t_valid, o_valid, t_order, t_str, o_order, o_str, t_sdc, o_sdc = P
-    RT, RO, OUT, VALS, NODE, CHILD, CS = W
+    t_cards, o_cards, t_same, t_valid, o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl = P
+    RT, RO, OUT, VALS, SB, NODE, CHILD, IT, IO, CS, SF, SP, SQ = W
     nt = reach_t.shape[0]
     no = reach_o.shape[0]
     for h in range(nt):
@@ -245,86 +181,106 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, regret, ssum, strat, opts
         RO[0, h] = reach_o[h]
     NODE[0] = root
     CHILD[0] = -1
+    IT[0] = 0
+    IO[0] = 0
     d = 0
     while d >= 0:
         n = NODE[d]
         kd = kind[n]
         c = CHILD[d]
+        out = OUT[d]
         if c == -1:
+            if d > 0 and fidx[n] >= 0:
+                fv = FV[fidx[n]]
+                for h in range(nt):
+                    out[h] = fv[h]
+                d -= 1
+                continue
             if kd == FOLD_NODE:
                 stake = amount[n] if player[n] != trav else -amount[n]
-                fold_into(OUT[d], RO[d], t_cards, o_cards, t_same, stake, CS)
+                fold_into(out, RO[IO[d]], t_cards, o_cards, t_same, stake, CS)
                 d -= 1
                 continue
             if kd == SHOWDOWN:
                 row = sd_row[n]
-                showdown_into(
-                    OUT[d], RO[d], t_sdc[row], o_sdc[row], t_order[row], t_str[row], o_order[row], o_str[row], amount[n], CS
-                )
+                showdown_sorted_into(out, RO[IO[d]], t_cards, t_valid[board[n]], o_order[row], sd_lt[row], sd_le[row],
+                                     sd_pos[row], sd_cl[row], amount[n], SF, SP, SQ)
                 d -= 1
                 continue
             if kd == LEAF:
                 li = leaf_index[n]
                 nk = leaf_nk[li, trav]
+                off = leaf_slot[li, trav]
                 for k in range(nk):
                     for h in range(nt):
                         VALS[d, k, h] = LV[li, k, h]
-                _finish_choice(mode, leaf_slot[li, trav], nk, nt, VALS[d], OUT[d], RT[d], regret, ssum, strat, opts, br_out)
+                node_strategy(src, off, nk, nt, SB[d])
+                _finish_choice(mode, off, nk, nt, VALS[d], SB[d], out, RT[IT[d]], regret, ssum, opts, br_out)
                 d -= 1
                 continue
             for h in range(nt):
-                OUT[d, h] = 0.0
+                out[h] = 0.0
+            if kd == DECISION:
+                node_strategy(src, slot[n], num_children[n], nt if player[n] == trav else no, SB[d])
             c = 0
         else:
             # The child c has just returned its values in OUT[d + 1].
+            back = OUT[d + 1]
             if kd == CHANCE:
                 tv = t_valid[board[first_child[n] + c]]
                 for h in range(nt):
-                    OUT[d, h] += OUT[d + 1, h] * tv[h]
+                    out[h] += back[h] * tv[h]
             elif player[n] == trav:
+                vc = VALS[d, c]
                 for h in range(nt):
-                    VALS[d, c, h] = OUT[d + 1, h]
+                    vc[h] = back[h]
             else:
                 for h in range(nt):
-                    OUT[d, h] += OUT[d + 1, h]
+                    out[h] += back[h]
             c += 1
         nc = num_children[n]
         first = first_child[n]
+        rt = RT[IT[d]]
+        ro = RO[IO[d]]
         # Find the next child to visit and set up its reach.
         while c < nc:
             child = first + c
             if kd == CHANCE:
                 b = board[child]
                 ov = o_valid[b]
-                any_o = False
+                nro = RO[d + 1]
+                any_o = 0.0
                 for h in range(no):
-                    x = RO[d, h] * ov[h]
-                    RO[d + 1, h] = x
-                    if x != 0.0:
-                        any_o = True
-                if any_o or mode == MODE_CFR:
+                    x = ro[h] * ov[h]
+                    nro[h] = x
+                    any_o += x
+                if any_o != 0.0 or mode == MODE_CFR:
                     tv = t_valid[b]
+                    nrt = RT[d + 1]
                     for h in range(nt):
-                        RT[d + 1, h] = RT[d, h] * tv[h]
+                        nrt[h] = rt[h] * tv[h]
+                    IT[d + 1] = d + 1
+                    IO[d + 1] = d + 1
                     break
             elif player[n] == trav:
-                base = slot[n] + c * nt
+                sc = SB[d, c]
+                nrt = RT[d + 1]
                 for h in range(nt):
-                    RT[d + 1, h] = RT[d, h] * strat[base + h]
-                for h in range(no):
-                    RO[d + 1, h] = RO[d, h]
+                    nrt[h] = rt[h] * sc[h]
+                IT[d + 1] = d + 1
+                IO[d + 1] = IO[d]
                 break
             else:
-                base = slot[n] + c * no
-                any_o = False
+                sc = SB[d, c]
+                nro = RO[d + 1]
+                any_o = 0.0
                 for h in range(no):
-                    x = RO[d, h] * strat[base + h]
-                    RO[d + 1, h] = x
-                    if x != 0.0:
-                        any_o = True
-                if any_o or mode == MODE_CFR:
-                    for h in range(nt):
-                        RT[d + 1, h] = RT[d, h]
+                    x = ro[h] * sc[h]
+                    nro[h] = x
+                    any_o += x
+                if any_o != 0.0 or mode == MODE_CFR:
+                    IT[d + 1] = IT[d]
+                    IO[d + 1] = d + 1
                     break
             c += 1
         CHILD[d] = c
@@ -337,11 +293,119 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, regret, ssum, strat, opts
         if kd == CHANCE:
             w = chance_weight[n]
             for h in range(nt):
-                OUT[d, h] *= w
+                out[h] *= w
         elif player[n] == trav:
-            _finish_choice(mode, slot[n], nc, nt, VALS[d], OUT[d], RT[d], regret, ssum, strat, opts, br_out)
+            _finish_choice(mode, slot[n], nc, nt, VALS[d], SB[d], out, rt, regret, ssum, opts, br_out)
         d -= 1
     return OUT[0]
+
+
+def work_buffers(depth: int, max_actions: int, nt: int, no: int, card_rows: int,
+                 dtype: type | np.dtype = np.float64) -> tuple:
+    """Fresh work buffers ``W`` of :func:`traverse` for a tree ``depth`` edges deep; the vectors in
+    ``dtype`` (a pass computes in the precision of its strategy source)."""
+    d = depth + 1
+    return (
+        np.zeros((d, nt), dtype), np.zeros((d, no), dtype), np.zeros((d, nt), dtype),
+        np.zeros((d, max_actions, nt), dtype), np.zeros((d, max_actions + 1, max(nt, no)), dtype),
+        np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64),
+        np.zeros(d, dtype=np.int64), np.zeros(52, dtype),
+        np.zeros(no + 1, dtype), np.zeros((card_rows + 1, 52), dtype), np.zeros(no + 1, dtype),
+    )
+
+
+@njit(cache=True)
+def frontier_reach(p, root, reach, T, valid, src, fidx, out, stack_node, R, S):
+    """Player ``p``'s reach at every frontier node below ``root`` (``out[fidx[n]]``), under ``src``.
+
+    The walk stops at frontier nodes (``fidx[n] >= 0``, the root excepted) and at
+    terminals; ``stack_node``/``R`` are scratch (nodes, H), ``S`` (max options + 1, H).
+    """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
+    nh = reach.shape[0]
+    stack_node[0] = root
+    for h in range(nh):
+        R[0, h] = reach[h]
+    top = 1
+    while top > 0:
+        top -= 1
+        n = stack_node[top]
+        kd = kind[n]
+        if n != root and fidx[n] >= 0:
+            o = out[fidx[n]]
+            for h in range(nh):
+                o[h] = R[top, h]
+            continue
+        if kd != DECISION and kd != CHANCE:
+            continue
+        nc = num_children[n]
+        first = first_child[n]
+        parent = R[top].copy()
+        own = kd == DECISION and player[n] == p
+        if own:
+            node_strategy(src, slot[n], nc, nh, S)
+        for c in range(nc - 1, -1, -1):
+            child = first + c
+            r = R[top]
+            if kd == CHANCE:
+                v = valid[board[child]]
+                for h in range(nh):
+                    r[h] = parent[h] * v[h]
+            elif own:
+                sc = S[c]
+                for h in range(nh):
+                    r[h] = parent[h] * sc[h]
+            else:
+                for h in range(nh):
+                    r[h] = parent[h]
+            stack_node[top] = child
+            top += 1
+
+
+@njit(cache=True, parallel=True)
+def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx,
+                  task_node, thread_tasks, pools, RF, scratch):
+    """:func:`traverse` from ``root`` with the subtrees below a frontier solved in parallel.
+
+    The frontier is a set of subtree roots below ``root`` (``fidx[n]`` their numbers, ``task_node``
+    the nodes), none below another; ``thread_tasks[i]`` lists the tasks of worker ``i`` (-1 padded),
+    each worker with its own work buffers ``pools[i]``. Both players' reaches at the frontier come
+    first (:func:`frontier_reach`); the subtrees share no slot, so their regrets and sums are updated
+    independently; then the part above the frontier is traversed with their values (``FV``). Every
+    value is computed by the same operations whatever the number of workers. ``RF`` ((tasks, H_t),
+    (tasks, H_o)) and ``scratch`` hold the frontier reaches and the walk's stack.
+    """
+    stack_node, R, S = scratch
+    t_valid = P[3]
+    o_valid = P[4]
+    nt = reach_t.shape[0]
+    no = reach_o.shape[0]
+    RF0, RF1 = RF
+    frontier_reach(trav, root, reach_t, T, t_valid, src, fidx, RF0, stack_node, R, S)
+    frontier_reach(1 - trav, root, reach_o, T, o_valid, src, fidx, RF1, stack_node, R, S)
+    nw = thread_tasks.shape[0]
+    pRT, pRO, pOUT, pVALS, pSB, pNODE, pCHILD, pIT, pIO, pCS, pSF, pSP, pSQ = pools
+    for i in prange(nw):
+        Wi = (pRT[i], pRO[i], pOUT[i], pVALS[i], pSB[i], pNODE[i], pCHILD[i], pIT[i], pIO[i], pCS[i], pSF[i], pSP[i],
+              pSQ[i])
+        for j in range(thread_tasks.shape[1]):
+            k = thread_tasks[i, j]
+            if k < 0:
+                break
+            ro = RF1[k]
+            any_o = 0.0
+            for h in range(no):
+                any_o += ro[h]
+            fv = FV[k]
+            if any_o == 0.0 and mode != MODE_CFR:
+                for h in range(nt):
+                    fv[h] = 0.0
+                continue
+            v = traverse(trav, task_node[k], RF0[k], ro, mode, T, P, src, regret, ssum, opts, LV, br_out, Wi,
+                         FV, fidx)
+            for h in range(nt):
+                fv[h] = v[h]
+    return traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx)
 
 
 @njit(cache=True)
@@ -349,8 +413,8 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
     """Player ``p``'s reach at every leaf below ``root``, split by its leaf choice.
 
     ``out[l, k, h]`` = reach of hand ``h`` at leaf ``l`` x probability that ``h``
-    picks continuation ``k`` there (``strat`` at ``leaf_slot[l, p]``); zero at
-    leaves no hand reaches. The walk skips subtrees ``p`` does not reach.
+    picks continuation ``k`` there; zero at leaves no hand reaches. ``strat`` is any
+    strategy source of :func:`node_strategy` (regrets, sums or a strategy array). The walk skips subtrees ``p`` does not reach.
     """
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
     nh = reach.shape[0]
@@ -362,6 +426,7 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
     stack_node[0] = root
     for h in range(nh):
         R[0, h] = reach[h]
+    S = np.empty((8, nh))
     top = 1
     while top > 0:
         top -= 1
@@ -370,9 +435,13 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
         if kd == LEAF:
             li = leaf_index[n]
             off = leaf_slot[li, p]
-            for k in range(leaf_nk[li, p]):
+            nk = leaf_nk[li, p]
+            if S.shape[0] < nk + 1:
+                S = np.empty((nk + 1, nh))
+            node_strategy(strat, off, nk, nh, S)
+            for k in range(nk):
                 for h in range(nh):
-                    out[li, k, h] = R[top, h] * strat[off + k * nh + h]
+                    out[li, k, h] = R[top, h] * S[k, h]
             continue
         if kd != DECISION and kd != CHANCE:
             continue
@@ -388,6 +457,11 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
             stack_node = gn
         # Copy the parent's reach out of the slot the children overwrite.
         parent = R[row].copy()
+        own = kd == DECISION and player[n] == p
+        if own:
+            if S.shape[0] < nc + 1:
+                S = np.empty((nc + 1, nh))
+            node_strategy(strat, slot[n], nc, nh, S)
         for c in range(nc - 1, -1, -1):
             child = first + c
             any_r = False
@@ -398,10 +472,9 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
                     R[top, h] = x
                     if x != 0.0:
                         any_r = True
-            elif player[n] == p:
-                base = slot[n] + c * nh
+            elif own:
                 for h in range(nh):
-                    x = parent[h] * strat[base + h]
+                    x = parent[h] * S[c, h]
                     R[top, h] = x
                     if x != 0.0:
                         any_r = True
@@ -414,41 +487,6 @@ def reach_at_leaves(p, root, reach, T, valid, strat, out):
             if any_r:
                 stack_node[top] = child
                 top += 1
-
-
-@njit(cache=True, fastmath=True)
-def equity_matrix(hands0, hands1, strengths0, strengths1, valid0, valid1, out):
-    """``out[i, j]`` += (runouts hand0 ``i`` wins - runouts it loses to hand1 ``j``), hands disjoint.
-
-    ``strengths*`` (runouts, H) are showdown strengths per runout (-1 where the hand
-    is blocked by the runout); ``valid*`` the hands missing the board before it.
-    """
-    nr = strengths0.shape[0]
-    n0 = hands0.shape[0]
-    n1 = hands1.shape[0]
-    k = hands0.shape[1]
-    for r in range(nr):
-        s0 = strengths0[r]
-        s1 = strengths1[r]
-        for i in range(n0):
-            a = s0[i]
-            if a < 0:
-                continue
-            row = out[i]
-            for j in range(n1):
-                b = s1[j]
-                if b >= 0:
-                    if a > b:
-                        row[j] += 1.0
-                    elif a < b:
-                        row[j] -= 1.0
-    # Hands sharing a card never meet.
-    for i in range(n0):
-        for j in range(n1):
-            for x in range(k):
-                for y in range(k):
-                    if hands0[i, x] == hands1[j, y]:
-                        out[i, j] = 0.0
 
 
 @njit(cache=True, fastmath=True)
@@ -499,8 +537,13 @@ ALG_DCFR = 3
 
 
 @njit(cache=True)
-def iteration_factors(t, alg, alpha, beta, gamma):
-    """(d_pos, d_neg, d_avg, clip) of iteration ``t`` (1-based); see :mod:`pokerbot.solver.cfr`."""
+def iteration_factors(t, alg, alpha, beta, gamma, reset=False):
+    """(d_pos, d_neg, d_avg, clip) of iteration ``t`` (1-based); see :mod:`pokerbot.solver.cfr`.
+
+    With ``reset`` the average restarts at iterations 1, 2, 5, 17, 65, ... (0-based
+    ``t - 1`` a power of 4, as postflop-solver's DCFR): ``d_avg = (u / (u + 1)) ** gamma``
+    with ``u`` the iterations since the last restart.
+    """
     s = t - 1.0
     if alg == ALG_LCFR:
         dpos = s / t
@@ -513,28 +556,31 @@ def iteration_factors(t, alg, alpha, beta, gamma):
     else:
         dpos = 1.0
         dneg = 1.0
-    davg = (s / t) ** gamma if gamma > 0.0 else 1.0
+    if reset:
+        it = int(s)
+        low = 0
+        if it > 0:
+            low = 1
+            while low * 4 <= it:
+                low *= 4
+        u = float(it - low)
+        davg = (u / (u + 1.0)) ** gamma
+    else:
+        davg = (s / t) ** gamma if gamma > 0.0 else 1.0
     return dpos, dneg, davg, alg == ALG_CFR_PLUS
 
 
 @njit(cache=True)
-def run_iterations(t_start, count, alg, alpha, beta, gamma, alternating, reach0, reach1, T, P0, P1, blocks0, blocks1,
-                   regret, ssum, strat, W0, W1):
-    """Iterations ``t_start + 1 .. t_start + count`` of a CFR-family algorithm, in place (trees without leaves).
-
-    ``P0``/``P1`` are the hand bundles from each player's side, ``blocks*`` ``(offsets,
-    sizes)`` of each player's choice blocks (for simultaneous updates), ``W*`` work buffers.
-    """
-    nh0 = reach0.shape[0]
-    nh1 = reach1.shape[0]
+def run_iterations(t_start, count, alg, alpha, beta, gamma, reset, reach0, reach1, T, P0, P1, regret, ssum, W0, W1,
+                   FV, fidx):
+    """Iterations ``t_start + 1 .. t_start + count`` of a CFR-family algorithm with alternating
+    updates, in place, one thread (trees without leaves). ``P0``/``P1`` are the hand bundles
+    from each player's side, ``W*`` work buffers; ``fidx`` all -1."""
     no_leaves = np.zeros((0, 1, 1))
     no_br = np.zeros(0)
     for it in range(count):
         t = t_start + it + 1
-        dpos, dneg, davg, clip = iteration_factors(float(t), alg, alpha, beta, gamma)
-        opts = (dpos, dneg, davg, clip, alternating)
-        traverse(0, 0, reach0, reach1, MODE_CFR, T, P0, regret, ssum, strat, opts, no_leaves, no_br, W0)
-        traverse(1, 0, reach1, reach0, MODE_CFR, T, P1, regret, ssum, strat, opts, no_leaves, no_br, W1)
-        if not alternating:
-            regret_match(np.arange(blocks0[0].shape[0]), blocks0[1], blocks0[0], nh0, regret, strat)
-            regret_match(np.arange(blocks1[0].shape[0]), blocks1[1], blocks1[0], nh1, regret, strat)
+        dpos, dneg, davg, clip = iteration_factors(float(t), alg, alpha, beta, gamma, reset)
+        opts = (dpos, dneg, davg, clip)
+        traverse(0, 0, reach0, reach1, MODE_CFR, T, P0, regret, regret, ssum, opts, no_leaves, no_br, W0, FV, fidx)
+        traverse(1, 0, reach1, reach0, MODE_CFR, T, P1, regret, regret, ssum, opts, no_leaves, no_br, W1, FV, fidx)

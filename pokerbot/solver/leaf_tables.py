@@ -40,7 +40,10 @@ from pokerbot.files import file_sha256
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _NO_LEAVES, _perspective, _work
 from pokerbot.solver.leaves import LeafEvaluator, check_choices, leaf_layout
+from pokerbot.solver.passes import no_frontier
 from pokerbot.solver.tree import CHANCE, PublicTree, SolverError
+
+_NO_FV = np.zeros((0, 1))
 
 
 class PairTableEvaluator(LeafEvaluator):
@@ -154,8 +157,8 @@ def pair_table(full_tree: PublicTree, node: int, strat: np.ndarray) -> np.ndarra
     for j in np.nonzero(valid1)[0]:
         unit[:] = 0.0
         unit[j] = 1.0
-        out[:, j] = K.traverse(0, node, ones, unit, K.MODE_EVAL, layout.bundle, persp, _EMPTY, _EMPTY, strat,
-                               _EVAL_OPTS, _NO_LEAVES, _EMPTY, work)
+        out[:, j] = K.traverse(0, node, ones, unit, K.MODE_EVAL, layout.bundle, persp, strat, _EMPTY, _EMPTY,
+                               _EVAL_OPTS, _NO_LEAVES, _EMPTY, work, _NO_FV, no_frontier(full_tree))
     return out
 
 

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.solver import kernels as K
+from pokerbot.solver import payoffs
 from pokerbot.solver.tree import PublicTree, SolverError
 
 
@@ -111,7 +111,7 @@ def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, s
     free = game.deck_size - len(board) - 2 * game.num_hole_cards
     out = np.zeros(tree.num_hands)
     valid = (tree.valid[0][board_id], tree.valid[1][board_id])
-    K.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], valid[0], valid[1], out)
+    payoffs.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], valid[0], valid[1], out)
     out /= math.comb(free, missing) * len(chosen) / len(runouts)
     # Hands blocked by the board itself never reach this leaf; zero them for clarity.
     out *= valid[0][:, None] * valid[1][None, :]

@@ -132,6 +132,9 @@ class PublicTree:
     leaf_states: list[State] = field(default_factory=list)
     #: The last round played inside the tree (``game.num_rounds - 1`` when not depth-limited).
     last_round: int = -1
+    #: Per player, the showdown tables of :func:`pokerbot.solver.payoffs.showdown_sorted_into` from its side:
+    #: ``(lt, le, pos, cl)`` stacked over the showdown boards.
+    sd_tables: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
 
     @property
     def num_leaves(self) -> int:
@@ -178,7 +181,8 @@ class PublicTree:
         for p in range(2):
             own += sum(
                 a.nbytes
-                for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p], self.sd_cards[p])
+                for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p], self.sd_cards[p],
+                          *self.sd_tables[p])
             )
         return own + arrays_per_slot * itemsize * self.num_slots
 
@@ -412,6 +416,11 @@ def build_tree(
             stren[row] = s[o]
         sd_order.append(order)
         sd_strength.append(stren)
+    t0 = _showdown_tables(hand_lists[0], hand_lists[1], sd_order[0], sd_strength[0], sd_order[1], sd_strength[1])
+    same_lists = np.array_equal(hand_lists[0], hand_lists[1])
+    t1 = t0 if same_lists else _showdown_tables(hand_lists[1], hand_lists[0], sd_order[1], sd_strength[1],
+                                                sd_order[0], sd_strength[0])
+    sd_tables = (t0, t1)
     index_of = [{tuple(r.tolist()): i for i, r in enumerate(hl)} for hl in hand_lists]
     same = tuple(
         np.array([index_of[1 - p].get(tuple(r.tolist()), -1) for r in hand_lists[p]], dtype=np.int32) for p in range(2)
@@ -449,4 +458,29 @@ def build_tree(
         leaf_equity=np.array([leaf_of[int(n)].equity for n in leaf_nodes], dtype=bool),
         leaf_states=[leaf_of[int(n)].state for n in leaf_nodes],  # type: ignore[misc]
         last_round=last_round,
+        sd_tables=(sd_tables[0], sd_tables[1]),
     )
+
+
+def _showdown_tables(t_hands: np.ndarray, o_hands: np.ndarray, t_order: np.ndarray, t_sorted: np.ndarray,
+                     o_order: np.ndarray, o_sorted: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The tables of :func:`pokerbot.solver.payoffs.showdown_sorted_into` for every showdown board, from
+    the side of the player holding ``t_hands``: ``(lt, le, pos, cl)`` stacked over boards."""
+    from pokerbot.solver.payoffs import showdown_tables
+
+    rows, nt = t_order.shape
+    no, k = o_hands.shape
+    per_card = np.bincount(o_hands.reshape(-1), minlength=52)
+    L = max(int(per_card.max()), 1)
+    lt = np.zeros((rows, nt), dtype=np.int32)
+    le = np.zeros((rows, nt), dtype=np.int32)
+    pos = np.zeros((rows, nt, 2 * k), dtype=np.int32)
+    cl = np.zeros((rows, L, 52), dtype=np.int32)
+    scratch = np.zeros((52, L), dtype=np.int64)
+    t_str = np.empty(nt, dtype=np.int32)
+    o_str = np.empty(no, dtype=np.int32)
+    for r in range(rows):
+        t_str[t_order[r]] = t_sorted[r]
+        o_str[o_order[r]] = o_sorted[r]
+        showdown_tables(t_hands, o_hands, t_str, o_str, o_order[r], lt[r], le[r], pos[r], cl[r], scratch)
+    return lt, le, pos, cl

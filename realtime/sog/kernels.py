@@ -21,7 +21,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from pokerbot.solver.kernels import CHANCE, DECISION, FOLD_NODE, SHOWDOWN, fold_into, regret_match, showdown_into
+from pokerbot.solver.kernels import CHANCE, DECISION, FOLD_NODE, SHOWDOWN, regret_match
+from pokerbot.solver.payoffs import fold_into, showdown_into
 
 __all__ = ["CHANCE", "DECISION", "FOLD_NODE", "SHOWDOWN", "reach_pass", "value_pass", "solve_subtree", "regret_match",
            "simulate_walk"]

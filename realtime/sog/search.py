@@ -42,7 +42,7 @@ import numpy as np
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.solver import BetMenu, PublicTree, game_tree
-from pokerbot.solver.kernels import fold_values
+from pokerbot.solver.payoffs import fold_values
 from pokerbot.state import CALL, FOLD, RAISE, Action, State, raise_to
 from realtime.sog import kernels as K
 
