@@ -225,6 +225,10 @@ BASELINES: dict[str, Baseline] = {
                                    "--exact-iterations", "2", "--out", str(d / "sog"), "--no-progress"],
                     pinned=frozenset({"sog_command", "game", "search", "seeds", "exact_iterations", "checkpoint"})),
     "stackelberg": Baseline(lambda ws, d: ["figures"], pinned=frozenset({"tables"})),
+    "spot": Baseline(lambda ws, d: ["--board", "Ks9h4c7d2s", "--pot", "100", "--stack", "200", "--oop", "AA,72o",
+                                    "--ip", "QQ,AKs", "--bets", "100%", "--raises", "a", "--iterations", "20", "-q",
+                                    "--out", str(d / "spot.json")],
+                     writes=("out",), pinned=frozenset({"iterations", "check_every", "threads", "streets"})),
 }
 
 
