@@ -100,7 +100,7 @@ def nlfh_small(iterations: int = 5) -> None:
         s.iterate(1)
         wall, cpu = _best(lambda: _timed(lambda: s.iterate(iterations)), 2)
         print(f"nlfh-small [{menu.spec()}]: {tree.num_nodes:,} nodes, {tree.num_slots:,} entries, "
-              f"{tree.memory_bytes() / 1e6:.0f} MB (tree + regrets + sums + strategy), built in {build:.1f} s; "
+              f"{s.memory_bytes() / 1e6:.0f} MB (tree + regrets + sums, {s.dtype.name}), built in {build:.1f} s; "
               f"{iterations / wall:.2f} it/s wall, {iterations / cpu:.2f} it/s cpu (dcfr); "
               f"exploitability after {s.iteration} its {s.exploitability():.1f} mbb/g; peak RSS {_rss_mb():.0f} MB")
 
@@ -125,7 +125,7 @@ def hunl_river(iterations: int = 1000) -> None:
             pct = 100.0 * expl / 1000.0 * game.big_blind / root.pot
             label = "half pot, pot" + (", all-in" if all_in else "")
             print(f"hunl river [{label}; {tree.num_nodes} nodes, {tree.num_hands[0]} hands/player, "
-                  f"{tree.memory_bytes() / 1e6:.1f} MB]: {algorithm} x{iterations} {wall:.3f} s wall "
+                  f"{holder['s'].memory_bytes() / 1e6:.1f} MB, {holder['s'].dtype.name}]: {algorithm} x{iterations} {wall:.3f} s wall "
                   f"{cpu:.3f} s cpu; exploitability {expl:.2f} mbb/g = {pct:.3f}% of the pot; goal < 2 s")
 
 

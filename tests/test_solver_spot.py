@@ -120,3 +120,30 @@ def test_the_command_solves_and_writes(tmp_path, capsys) -> None:  # type: ignor
     assert main(["spot", "--board", "Ks9h4c7d2s", "--pot", "100", "--stack", "200", "--oop", "AA,", "--ip", "ZZ"]) == 1
     err = capsys.readouterr().err.strip()
     assert err.startswith("pokerbot spot: error: ip range") and "\n" not in err
+
+
+def test_suit_isomorphism_merges_twin_deals_and_changes_no_value() -> None:
+    """Ks9s4c7c: hearts and diamonds are interchangeable, so 13 river cards stand for 26 (35 deals where there were 48)."""
+    from pokerbot.solver.best_response import best_response_values, counterfactual_values, uniform_strategy
+    from pokerbot.solver.kernels import CHANCE
+
+    spec = dict(board="Ks9s4c7c", pot=100, stack=150, oop="AA,KQs,T9s,87s,A5s", ip="QQ,AKs,JTs,65s",
+                bets="75%", raises="a", max_raises=1)
+    iso, full = Spot(**spec), Spot(**spec, isomorphism=False)
+    assert iso.suit_symmetry() == [(0, 2, 1, 3)] and full.suit_symmetry() == []
+    t_iso, t_full = iso.tree(), full.tree()
+    deals = lambda t: int(t.num_children[t.kind == CHANCE].sum())  # noqa: E731
+    assert deals(t_full) == 48 * int((t_full.kind == CHANCE).sum()) and deals(t_iso) * 48 == deals(t_full) * 35
+    r_iso = (iso.weights[0][iso.hands(0)], iso.weights[1][iso.hands(1)])
+    for p in range(2):
+        a = counterfactual_values(t_iso, uniform_strategy(t_iso), p, r_iso)
+        b = counterfactual_values(t_full, uniform_strategy(t_full), p, r_iso)
+        np.testing.assert_allclose(a, b, rtol=1e-10, atol=1e-6)
+    assert best_response_values(t_iso, uniform_strategy(t_iso), r_iso) == pytest.approx(
+        best_response_values(t_full, uniform_strategy(t_full), r_iso), rel=1e-10)
+    s_iso = iso.solve(target=0.05, iterations=400, progress=False, dtype=np.float64)
+    s_full = full.solve(target=0.05, iterations=400, progress=False, dtype=np.float64)
+    assert s_iso.exploitability_pct <= 0.05 and s_full.exploitability_pct <= 0.05
+    assert s_iso.ev[0] == pytest.approx(s_full.ev[0], abs=2 * 0.05 / 100 * 100)
+    # Negative control: a range that tells hearts from diamonds breaks the symmetry.
+    assert Spot(**dict(spec, oop="AA,KhQh")).suit_symmetry() == []

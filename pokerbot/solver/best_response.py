@@ -64,7 +64,7 @@ def _perspective(tree: PublicTree, trav: int) -> tuple:
     o = 1 - trav
     lt, le, pos, cl = tree.sd_tables[trav]
     return (tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o], tree.sd_order[o],
-            lt, le, pos, cl)
+            lt, le, pos, cl, tree.iso_first, tree.iso_count, tree.iso_board, tree.iso_g, tree.iso_perm[trav])
 
 
 _EMPTY = np.zeros(0)

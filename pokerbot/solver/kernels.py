@@ -152,8 +152,10 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
       sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk)``; ``leaf_slot[l, p]`` is the
       offset of player ``p``'s ``leaf_nk[l, p] x H_p`` choice block of leaf ``l``;
     * ``P`` the hands from the traverser's side: ``(t_cards, o_cards, t_same, t_valid,
-      o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl)`` (the terminal interface of
-      :mod:`pokerbot.solver.payoffs`);
+      o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl, iso_first, iso_count, iso_board, iso_g,
+      t_perm)``: the terminal interface of :mod:`pokerbot.solver.payoffs` and the suit
+      isomorphism of chance nodes (a child stands for ``iso_count`` more deals, valued as
+      its own values with the hands permuted by ``t_perm[iso_g[e]]``);
     * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip)``;
     * ``W`` work buffers (:func:`work_buffers`): ``RT``/``RO``/``OUT`` (depth+1, H),
       ``VALS`` (depth+1, max options, H_t), ``SB`` (depth+1, max options + 1, max H),
@@ -171,7 +173,8 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
     by :func:`frontier_pass`). Returns ``OUT[0]``.
     """
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
-    t_cards, o_cards, t_same, t_valid, o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl = P
+    t_cards, o_cards, t_same, t_valid, o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl, iso_first, iso_count, iso_board, \
+        iso_g, t_perm = P
     RT, RO, OUT, VALS, SB, NODE, CHILD, IT, IO, CS, SF, SP, SQ = W
     nt = reach_t.shape[0]
     no = reach_o.shape[0]
@@ -227,9 +230,16 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
             # The child c has just returned its values in OUT[d + 1].
             back = OUT[d + 1]
             if kd == CHANCE:
-                tv = t_valid[board[first_child[n] + c]]
+                child = first_child[n] + c
+                tv = t_valid[board[child]]
                 for h in range(nt):
                     out[h] += back[h] * tv[h]
+                # Deals this child stands for (suit isomorphism): its values with the hands permuted.
+                for e in range(iso_first[child], iso_first[child] + iso_count[child]):
+                    perm = t_perm[iso_g[e]]
+                    tv = t_valid[iso_board[e]]
+                    for h in range(nt):
+                        out[h] += back[perm[h]] * tv[h]
             elif player[n] == trav:
                 vc = VALS[d, c]
                 for h in range(nt):
@@ -384,10 +394,12 @@ def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, o
     frontier_reach(trav, root, reach_t, T, t_valid, src, fidx, RF0, stack_node, R, S)
     frontier_reach(1 - trav, root, reach_o, T, o_valid, src, fidx, RF1, stack_node, R, S)
     nw = thread_tasks.shape[0]
-    pRT, pRO, pOUT, pVALS, pSB, pNODE, pCHILD, pIT, pIO, pCS, pSF, pSP, pSQ = pools
     for i in prange(nw):
-        Wi = (pRT[i], pRO[i], pOUT[i], pVALS[i], pSB[i], pNODE[i], pCHILD[i], pIT[i], pIO[i], pCS[i], pSF[i], pSP[i],
-              pSQ[i])
+        # Each worker's own buffers, allocated here: views of one shared array would make the workers
+        # contend for its reference count at every step.
+        Wi = (np.empty_like(W[0]), np.empty_like(W[1]), np.empty_like(W[2]), np.empty_like(W[3]), np.empty_like(W[4]),
+              np.empty_like(W[5]), np.empty_like(W[6]), np.empty_like(W[7]), np.empty_like(W[8]), np.empty_like(W[9]),
+              np.empty_like(W[10]), np.empty_like(W[11]), np.empty_like(W[12]))
         for j in range(thread_tasks.shape[1]):
             k = thread_tasks[i, j]
             if k < 0:

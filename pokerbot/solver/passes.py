@@ -156,7 +156,11 @@ def _pools(tree: PublicTree, trav: int, max_choices: int, workers: int, dtype: n
     key = (trav, max_choices, workers, dtype.char)
     if key not in cache:
         one = work(tree, trav, max_choices, dtype)
-        cache[key] = tuple(np.zeros((workers,) + a.shape, dtype=a.dtype) for a in one)
+        # Padded so that no cache line holds two workers' buffers (the stacks are written at every step).
+        cache[key] = tuple(
+            np.zeros((workers, a.shape[0] + 16) if a.ndim == 1 else (workers, a.shape[0] + 1) + a.shape[1:], dtype=a.dtype)
+            for a in one
+        )
     return cache[key]
 
 

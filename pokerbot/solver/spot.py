@@ -16,7 +16,10 @@ raises, TexasSolver's fixed cap); ``allin_threshold`` turns a bet or raise that 
 commit at least that share of the bettor's remaining stack into all-in (``None``
 keeps every size). Player 0 is out of position (first to act on every street), player
 1 in position. Hands with zero weight never enter the solve: each player's hand list
-is its range's support (off the board).
+is its range's support (off the board). Turn and river cards that a suit permutation
+fixing the board and both ranges maps onto each other are solved once (suit isomorphism:
+a two-tone flop such as QsJh2h deals 36 turn subtrees instead of 49); the solution's
+nodes hold the lowest card of each such class.
 
 :meth:`Spot.solve` runs DCFR (float32, both cores) until the exploitability falls to
 ``target`` percent of the pot or ``iterations`` run out, and returns a
@@ -40,6 +43,7 @@ pokerbot.solver.spot.SpotError: board 'Ks9h4c7dKs': card Ks appears twice
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -231,6 +235,7 @@ class Spot:
     raises: str | Mapping[str, str] = "100%"
     max_raises: int | None = 3
     allin_threshold: float | None = None
+    isomorphism: bool = True
     game_def: GameDef = field(init=False, repr=False)
     root: State = field(init=False, repr=False)
     scale: int = field(init=False, repr=False)
@@ -307,11 +312,26 @@ class Spot:
         """Indices into :data:`~pokerbot.ranges.HANDS` of ``player``'s hands (its range's support)."""
         return np.nonzero(self.weights[player])[0]
 
+    def suit_symmetry(self) -> list[tuple[int, ...]]:
+        """The suit permutations that fix the board and both ranges (identity excluded): turn and river
+        cards they map onto each other are solved once (``isomorphism=False``: none)."""
+        if not self.isomorphism:
+            return []
+        board = set(self.board_cards)
+        out = []
+        for g in itertools.permutations(range(4)):
+            if g == (0, 1, 2, 3) or {_suit_map(g, c) for c in board} != board:
+                continue
+            image = _SUIT_IMAGE[g]
+            if all(np.array_equal(w[image], w) for w in self.weights):
+                out.append(g)
+        return out
+
     def tree(self) -> PublicTree:
         """The public tree of the spot (every run-out to the river; built once)."""
         if self._tree is None:
             h = (HANDS[self.hands(0)], HANDS[self.hands(1)])
-            self._tree = build_tree(self.game_def, self.menu, self.root, hands=h)
+            self._tree = build_tree(self.game_def, self.menu, self.root, hands=h, suit_symmetry=self.suit_symmetry())
         return self._tree
 
     def solve(
@@ -381,6 +401,19 @@ class Spot:
         sol.history = history
         sol.finish()
         return sol
+
+
+def _suit_map(g: Sequence[int], card: int) -> int:
+    return (card // 4) * 4 + g[card % 4]
+
+
+def _image_indices(g: Sequence[int]) -> np.ndarray:
+    """``out[h]``: the index in :data:`~pokerbot.ranges.HANDS` of hand ``h`` with its suits mapped by ``g``."""
+    index = {tuple(sorted(r.tolist())): j for j, r in enumerate(HANDS)}
+    return np.array([index[tuple(sorted(_suit_map(g, int(c)) for c in r))] for r in HANDS], dtype=np.int64)
+
+
+_SUIT_IMAGE = {g: _image_indices(g) for g in itertools.permutations(range(4))}
 
 
 def _available_memory() -> int:

@@ -135,6 +135,15 @@ class PublicTree:
     #: Per player, the showdown tables of :func:`pokerbot.solver.payoffs.showdown_sorted_into` from its side:
     #: ``(lt, le, pos, cl)`` stacked over the showdown boards.
     sd_tables: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
+    #: Suit isomorphism (``build_tree(suit_symmetry=...)``): per node, where its twin deals start in the
+    #: ``iso_*`` entries and how many (0 without symmetry); per entry the twin's board id and its suit
+    #: permutation; per player, ``iso_perm[p][g, h]`` = the hand that ``h`` stands for in the canonical deal.
+    iso_first: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    iso_count: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    iso_board: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    iso_g: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
+    iso_perm: tuple[np.ndarray, np.ndarray] = field(
+        default_factory=lambda: (np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int32)))
 
     @property
     def num_leaves(self) -> int:
@@ -217,6 +226,7 @@ def build_tree(
     hands: tuple[np.ndarray, np.ndarray] | None = None,
     depth_limit: int | None = None,
     deal_at_root: bool = False,
+    suit_symmetry: Sequence[Sequence[int]] = (),
 ) -> PublicTree:
     """The public tree of ``game`` from ``root`` (default: the start of a hand).
 
@@ -231,6 +241,13 @@ def build_tree(
     end of the root's round, ``N`` after ``N`` more rounds. Where the next
     round would be dealt the tree has a continuation ``LEAF``; an all-in
     run-out past the limit ends in an equity ``LEAF`` (see the module docstring).
+
+    ``suit_symmetry``: suit permutations (``g[suit] = image``) under which the root's
+    board, both hand lists and the ranges the tree will be solved from are unchanged.
+    A one-card deal then gets one child per orbit of the permutations that also fix the
+    board dealt so far; the other deals are valued as that child with the hands permuted
+    (``iso_*`` arrays). Exact only for ranges invariant under the permutations (the
+    caller's promise; :class:`~pokerbot.solver.spot.Spot` checks it).
 
     Raises :class:`SolverError` for games the solver does not handle (not two
     players, more than two hole cards), a root without its board, or a menu
@@ -316,6 +333,12 @@ def build_tree(
     chance_w: list[float] = []
     template: list[int] = []
     leaf_of: dict[int, BettingNode] = {}
+    ns = game.num_suits
+    perms = [tuple(int(x) for x in g) for g in suit_symmetry if tuple(g) != tuple(range(ns))]
+    for g in perms:
+        if sorted(g) != list(range(ns)):
+            raise SolverError(f"suit permutation {g} is not a permutation of the {ns} suits")
+    iso_of: dict[int, list[tuple[int, int]]] = {}
 
     def new_node() -> int:
         kind.append(0)
@@ -355,6 +378,21 @@ def build_tree(
             if denom <= 0:
                 raise SolverError("not enough cards to deal the board")
             chance_w[n] = 1.0 / denom
+            # Deals equivalent under a suit permutation that fixes the board: one child stands for its orbit.
+            orbit: dict[tuple[int, ...], list[tuple[tuple[int, ...], int]]] = {}
+            stab = [i for i, g in enumerate(perms) if {_map_card(g, c, ns) for c in used} == used] if perms else []
+            if stab and ncards == 1:
+                canonical = []
+                for cards in outcomes:
+                    rep = min([cards] + [(_map_card(perms[i], cards[0], ns),) for i in stab])
+                    if rep == cards:
+                        canonical.append(cards)
+                        orbit.setdefault(cards, [])
+                    else:
+                        # perms[g] maps the canonical deal onto this one: find g with g(rep) = cards.
+                        g = next(i for i in stab if (_map_card(perms[i], rep[0], ns),) == cards)
+                        orbit.setdefault(rep, []).append((cards, g))
+                outcomes = canonical
             first = len(kind)
             for _ in outcomes:
                 new_node()
@@ -367,6 +405,9 @@ def build_tree(
                     groups.append(())
                 groups.append(tuple(cards))
                 fill(first + i, t.children[0], board_id(tuple(groups)))
+                for other, g in orbit.get(cards, ()):
+                    twin = list(groups[:-1]) + [tuple(other)]
+                    iso_of.setdefault(first + i, []).append((board_id(tuple(twin)), g))
 
     root_id = new_node()
     fill(root_id, template_root, board_id(root_board))
@@ -403,6 +444,18 @@ def build_tree(
     hand_masks = [np.array([cards_to_mask(r.tolist()) for r in hl], dtype=np.int64) for hl in hand_lists]
     board_masks = np.array([cards_to_mask([c for g in bd for c in g]) for bd in boards], dtype=np.int64)
     valid = tuple(((hm[None, :] & board_masks[:, None]) == 0).astype(np.float64) for hm in hand_masks)
+    iso_first = np.zeros(len(kind), dtype=np.int64)
+    iso_count = np.zeros(len(kind), dtype=np.int32)
+    iso_board_l: list[int] = []
+    iso_g_l: list[int] = []
+    for child in sorted(iso_of):
+        iso_first[child] = len(iso_board_l)
+        iso_count[child] = len(iso_of[child])
+        for bid, g in iso_of[child]:
+            iso_board_l.append(bid)
+            iso_g_l.append(g)
+    iso_perm = tuple(_hand_permutations(hand_lists[p], perms, ns) for p in range(2)) if iso_board_l else (
+        np.zeros((0, nh[0]), dtype=np.int32), np.zeros((0, nh[1]), dtype=np.int32))
     sd_order = []
     sd_strength = []
     sd_list = sorted(sd_boards.items(), key=lambda kv: kv[1])
@@ -459,7 +512,35 @@ def build_tree(
         leaf_states=[leaf_of[int(n)].state for n in leaf_nodes],  # type: ignore[misc]
         last_round=last_round,
         sd_tables=(sd_tables[0], sd_tables[1]),
+        iso_first=iso_first,
+        iso_count=iso_count,
+        iso_board=np.array(iso_board_l, dtype=np.int32),
+        iso_g=np.array(iso_g_l, dtype=np.int32),
+        iso_perm=(iso_perm[0], iso_perm[1]),
     )
+
+
+def _map_card(g: Sequence[int], card: int, num_suits: int) -> int:
+    """``card`` with its suit replaced by ``g[suit]``."""
+    return (card // num_suits) * num_suits + g[card % num_suits]
+
+
+def _hand_permutations(hands: np.ndarray, perms: Sequence[Sequence[int]], num_suits: int) -> np.ndarray:
+    """``out[i, h]``: the index of hand ``g_i^-1(h)`` in ``hands`` for each suit permutation ``g_i``."""
+    index = {tuple(sorted(r.tolist())): j for j, r in enumerate(hands)}
+    out = np.zeros((len(perms), hands.shape[0]), dtype=np.int32)
+    for i, g in enumerate(perms):
+        inv = [0] * num_suits
+        for a, b in enumerate(g):
+            inv[b] = a
+        for h, row in enumerate(hands):
+            key = tuple(sorted(_map_card(inv, int(c), num_suits) for c in row))
+            j = index.get(key)
+            if j is None:
+                raise SolverError(f"the hand list is not closed under the suit permutation {tuple(g)}: "
+                                  f"{format_cards(row.tolist())} has no image")
+            out[i, h] = j
+    return out
 
 
 def _showdown_tables(t_hands: np.ndarray, o_hands: np.ndarray, t_order: np.ndarray, t_sorted: np.ndarray,
