@@ -374,12 +374,12 @@ def frontier_reach(p, root, reach, T, valid, src, fidx, out, stack_node, R, S):
 
 @njit(cache=True, parallel=True)
 def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx,
-                  task_node, thread_tasks, pools, RF, scratch):
+                  task_node, thread_tasks, RF, scratch):
     """:func:`traverse` from ``root`` with the subtrees below a frontier solved in parallel.
 
     The frontier is a set of subtree roots below ``root`` (``fidx[n]`` their numbers, ``task_node``
     the nodes), none below another; ``thread_tasks[i]`` lists the tasks of worker ``i`` (-1 padded),
-    each worker with its own work buffers ``pools[i]``. Both players' reaches at the frontier come
+    each worker with its own work buffers (shaped like ``W``). Both players' reaches at the frontier come
     first (:func:`frontier_reach`); the subtrees share no slot, so their regrets and sums are updated
     independently; then the part above the frontier is traversed with their values (``FV``). Every
     value is computed by the same operations whatever the number of workers. ``RF`` ((tasks, H_t),

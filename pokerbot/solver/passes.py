@@ -150,20 +150,6 @@ def work(tree: PublicTree, trav: int, max_choices: int = 1, dtype: type | np.dty
     return cache[key]
 
 
-def _pools(tree: PublicTree, trav: int, max_choices: int, workers: int, dtype: np.dtype) -> tuple:
-    """Per-worker work buffers stacked on a first axis of ``workers``."""
-    cache = tree.__dict__.setdefault("_pool_cache", {})
-    key = (trav, max_choices, workers, dtype.char)
-    if key not in cache:
-        one = work(tree, trav, max_choices, dtype)
-        # Padded so that no cache line holds two workers' buffers (the stacks are written at every step).
-        cache[key] = tuple(
-            np.zeros((workers, a.shape[0] + 16) if a.ndim == 1 else (workers, a.shape[0] + 1) + a.shape[1:], dtype=a.dtype)
-            for a in one
-        )
-    return cache[key]
-
-
 _NO_FV = np.zeros((0, 1))
 
 
@@ -187,7 +173,6 @@ def run_pass(
     if not plan.parallel:
         return K.traverse(trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, opts, lv, br_out,
                           work(tree, trav, max_choices, dt), _NO_FV, no_frontier(tree))
-    workers = plan.thread_tasks.shape[0]
     nh = max(tree.num_hands)
     nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
     fv = np.zeros((plan.num_tasks, nt), dt)
@@ -198,6 +183,5 @@ def run_pass(
                np.zeros((max_actions(tree, max_choices) + 1, nh), dt))
     return K.frontier_pass(
         trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, opts, lv, br_out,
-        work(tree, trav, max_choices, dt), fv, plan.fidx, plan.task_node, plan.thread_tasks,
-        _pools(tree, trav, max_choices, workers, dt), rf, scratch,
+        work(tree, trav, max_choices, dt), fv, plan.fidx, plan.task_node, plan.thread_tasks, rf, scratch,
     )
