@@ -417,6 +417,16 @@ def generic_baseline(command: str) -> Baseline:
 # --- the tests --------------------------------------------------------------------------------------------
 
 
+@pytest.fixture(scope="module", autouse=True)
+def compiled_spot_kernels() -> None:
+    """Compile the spot solver's float32 kernels before any timed run (a fresh clone has no numba cache, and
+    the first compilation alone can take longer than :data:`TIME_LIMIT` on a loaded machine)."""
+    from pokerbot.solver.spot import Spot
+
+    Spot(board="Ks9h4c7d2s", pot=100, stack=200, oop="AA", ip="QQ", bets="100%", raises="a").solve(
+        iterations=2, check_every=1, progress=False)
+
+
 @pytest.fixture(scope="module")
 def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     root = tmp_path_factory.mktemp("fuzz")

@@ -127,7 +127,7 @@ def best_response_strategy(
     never reaches) keep ``strat``'s probabilities.
     """
     layout = _check(tree, strat, leaves)
-    out = strat.copy()
+    out = np.array(strat, dtype=np.float64)
     _run(tree, player, root_ranges(tree, ranges), K.MODE_BR, strat, layout, out)
     return out
 

@@ -176,9 +176,10 @@ class Solver:
         alg = _ALG_CODE[self.algorithm]
         parallel = passes.pass_plan(tree, 0, 0).parallel
         if tree.num_leaves == 0 and self.alternating and not parallel and not self._locks:
+            r0, r1 = (np.ascontiguousarray(x, dtype=self.dtype) for x in r)
             K.run_iterations(
                 self.iteration, int(count), alg, self.alpha, self.beta, self.gamma, self.reset_average,
-                r[0], r[1], lay.bundle, self._persp[0], self._persp[1], self.regret, self.ssum,
+                r0, r1, lay.bundle, self._persp[0], self._persp[1], self.regret, self.ssum,
                 passes.work(tree, 0, 1, self.dtype), passes.work(tree, 1, 1, self.dtype), np.zeros((0, 1), self.dtype),
                 passes.no_frontier(tree),
             )

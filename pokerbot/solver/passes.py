@@ -150,7 +150,8 @@ def work(tree: PublicTree, trav: int, max_choices: int = 1, dtype: type | np.dty
     return cache[key]
 
 
-_NO_FV = np.zeros((0, 1))
+def _no_fv(dtype: np.dtype) -> np.ndarray:
+    return np.zeros((0, 1), dtype)
 
 
 def no_frontier(tree: PublicTree) -> np.ndarray:
@@ -170,9 +171,13 @@ def run_pass(
     copy it before the next pass)."""
     plan = pass_plan(tree, root, trav)
     dt = src.dtype
+    # One dtype for every vector of a pass: each distinct combination of argument types is one more
+    # compilation of the kernels (tens of seconds each on a fresh install).
+    reach_t = np.ascontiguousarray(reach_t, dtype=dt)
+    reach_o = np.ascontiguousarray(reach_o, dtype=dt)
     if not plan.parallel:
         return K.traverse(trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, opts, lv, br_out,
-                          work(tree, trav, max_choices, dt), _NO_FV, no_frontier(tree))
+                          work(tree, trav, max_choices, dt), _no_fv(dt), no_frontier(tree))
     nh = max(tree.num_hands)
     nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
     fv = np.zeros((plan.num_tasks, nt), dt)
