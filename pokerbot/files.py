@@ -67,6 +67,9 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         raise PokerbotError(f"{os.fspath(path)!r} exists and is not a regular file; not replacing it")
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name, not the file users get
         with os.fdopen(fd, "wb") as f:
             f.write(data)
             f.flush()
