@@ -116,21 +116,26 @@ def texassolver(name: str, threads: int) -> None:
         f.write("\n".join(lines) + "\n")
         path = f.name
     try:
-        proc = subprocess.run(["/usr/bin/time", "-v", "./build/console_solver", "-i", path], cwd=root,
-                              capture_output=True, text=True, timeout=3600)
+        code, out, rss = _run_peer(["./build/console_solver", "-i", path], cwd=root)
     finally:
         os.unlink(path)
-    out = proc.stdout + proc.stderr
     used = re.findall(r"time used: ([0-9.]+)", out)
     its = re.findall(r"Iter: (\d+)", out)
     expl = re.findall(r"Total exploitability ([0-9.e-]+) precent", out)
-    rss = re.findall(r"Maximum resident set size \(kbytes\): (\d+)", out)
     if not used:
-        print(f"{name:13s} TexasSolver {threads} thr: no result (exit {proc.returncode}): {out[-300:]!r}")
+        print(f"{name:13s} TexasSolver {threads} thr: no result (exit {code}): {out[-300:]!r}")
         return
     print(f"{name:13s} TexasSolver {threads} thr: {int(its[-1]):5d} it {float(used[-1]):8.2f} s solve (its log; "
-          f"start-up not counted); {float(expl[-1]):.3f}% pot; peak RSS {int(rss[-1]) / 1024 if rss else 0:,.0f} MiB",
-          flush=True)
+          f"start-up not counted); {float(expl[-1]):.3f}% pot; peak RSS {rss:,.0f} MiB", flush=True)
+
+
+def _run_peer(argv: list[str], cwd: str | None = None, env: dict[str, str] | None = None) -> tuple[int, str, float]:
+    """Run a peer under ``/usr/bin/time -v``: its exit code, its output and its peak memory (MiB)."""
+    proc = subprocess.run(["/usr/bin/time", "-v", *argv], cwd=cwd, env=env, capture_output=True, text=True,
+                          timeout=3600)
+    out = proc.stdout + proc.stderr
+    rss = re.findall(r"Maximum resident set size \(kbytes\): (\d+)", out)
+    return proc.returncode, out, int(rss[-1]) / 1024 if rss else 0.0
 
 
 def postflop(name: str, threads: int) -> None:
@@ -142,18 +147,15 @@ def postflop(name: str, threads: int) -> None:
         return
     target = SPOTS[name]["target"]
     env = dict(os.environ, RAYON_NUM_THREADS=str(threads))
-    proc = subprocess.run(["/usr/bin/time", "-v", binary, name, str(target), "cap", "f32"], capture_output=True,
-                          text=True, env=env, timeout=3600)
-    out = proc.stdout + proc.stderr
+    code, out, rss = _run_peer([binary, name, str(target), "cap", "f32"], env=env)
     m = re.search(r"RESULT .*iters=(\d+) solve_wall=([0-9.]+)s solve_cpu=([0-9.]+)s.*\(([0-9.]+)% pot\)", out)
     ev = re.search(r"OOP EV (-?[0-9.]+)", out)
-    rss = re.findall(r"Maximum resident set size \(kbytes\): (\d+)", out)
     if not m:
-        print(f"{name:13s} postflop-solver {threads} thr: no result (exit {proc.returncode}): {out[-300:]!r}")
+        print(f"{name:13s} postflop-solver {threads} thr: no result (exit {code}): {out[-300:]!r}")
         return
     print(f"{name:13s} postflop    {threads} thr: {int(m[1]):5d} it {float(m[2]):8.2f} s wall {float(m[3]):8.2f} s cpu; "
-          f"{float(m[4]):.3f}% pot; EV OOP {float(ev[1]) + 600 if ev else float('nan'):.4f}; peak RSS "
-          f"{int(rss[-1]) / 1024 if rss else 0:,.0f} MiB", flush=True)
+          f"{float(m[4]):.3f}% pot; EV OOP {float(ev[1]) + 600 if ev else float('nan'):.4f}; peak RSS {rss:,.0f} MiB",
+          flush=True)
 
 
 def agent_turn(iterations: int = 200) -> None:

@@ -15,8 +15,10 @@ from __future__ import annotations
 import hashlib
 import os
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import read_text_file
@@ -57,9 +59,11 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
-def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
-    """Write ``data`` to ``path`` so that a reader sees the old file or the whole new one: a unique temporary
-    file beside it, flushed to disk, then renamed over it. Refuses to replace anything but a regular file."""
+@contextmanager
+def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
+    """A binary file to write ``path`` through, so that a reader sees the old file or the whole new one: a
+    unique temporary file beside it, flushed to disk and renamed over it when the block ends (removed if
+    the block raises). Refuses to replace anything but a regular file."""
     import tempfile
 
     target = Path(path)
@@ -71,7 +75,7 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         os.umask(umask)
         os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name, not the file users get
         with os.fdopen(fd, "wb") as f:
-            f.write(data)
+            yield f
             f.flush()
             os.fsync(f.fileno())
         os.replace(tmp, target)
@@ -81,6 +85,12 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
         except OSError:
             pass
         raise
+
+
+def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
+    """Write ``data`` to ``path`` through :func:`atomic_open`."""
+    with atomic_open(path) as f:
+        f.write(data)
 
 
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:

@@ -45,16 +45,7 @@ def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
     If the write fails (a full disk, an interrupt) the temporary file is removed and
     ``path`` keeps its previous content.
     """
-    tmp = os.fspath(path) + ".tmp"
-    try:
-        with open(tmp, "wb") as f:
-            np.savez(f, **arrays)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    from pokerbot.files import atomic_open
+
+    with atomic_open(path) as f:
+        np.savez(f, **arrays)
