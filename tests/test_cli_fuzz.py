@@ -417,14 +417,8 @@ def generic_baseline(command: str) -> Baseline:
 # --- the tests --------------------------------------------------------------------------------------------
 
 
-@pytest.fixture(scope="module", autouse=True)
-def compiled_spot_kernels() -> None:
-    """Compile the spot solver's float32 kernels before any timed run (a fresh clone has no numba cache, and
-    the first compilation alone can take longer than :data:`TIME_LIMIT` on a loaded machine)."""
-    from pokerbot.solver.spot import Spot
-
-    Spot(board="Ks9h4c7d2s", pot=100, stack=200, oop="AA", ip="QQ", bets="100%", raises="a").solve(
-        iterations=2, check_every=1, progress=False)
+#: Commands whose first run compiles large numba kernels: their baselines run once, untimed, before any timed run.
+COMPILING = ("solve", "spot", "sog")
 
 
 @pytest.fixture(scope="module")
@@ -443,6 +437,10 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
         mp.chdir(cwd)
         ws = Workspace(root)
         _make_samples(ws)
+        # A fresh clone has no numba cache: a command's first compilation alone can take longer than
+        # TIME_LIMIT on a loaded machine, so the compiling commands run once before any timed run.
+        for command in COMPILING:
+            run_command([command, *BASELINES[command].argv(ws, ws.fresh_dir())], limit=1800.0)
         yield ws
 
 
