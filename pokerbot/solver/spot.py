@@ -592,9 +592,9 @@ class SpotSolution:
         p = int(tree.player[node])
         nc, nh = int(tree.num_children[node]), tree.num_hands[p]
         off = int(tree.slot[node])
-        out = np.empty((nc + 1, nh))
-        K.node_strategy(self.solver.ssum.astype(np.float64), off, nc, nh, out)
-        return out[:nc]
+        block = self.solver.ssum[off : off + nc * nh].reshape(nc, nh).astype(np.float64)  # this node only
+        total = block.sum(axis=0)
+        return np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / nc)
 
     def to_dict(self, streets: int = 1) -> dict[str, Any]:
         """The solution as the documented JSON object; decision nodes of the first ``streets`` streets."""
