@@ -494,8 +494,3 @@ def build_generated_set(
     elif progress is not None:
         progress(k)
     return load_set(directory, full, signature)
-
-
-def strategies_as_arrays(sets: Sequence[np.ndarray]) -> np.ndarray:
-    """The set as one (K, slots) float32 array (for rollout kernels)."""
-    return np.ascontiguousarray(np.stack([np.asarray(s, dtype=np.float32) for s in sets]))

@@ -325,16 +325,6 @@ def fig1(
     return Fig1Result(rows, value, bp_expl, time.perf_counter() - start, details)
 
 
-def _label_action(label: str):  # type: ignore[no-untyped-def]
-    from pokerbot.state import CALL, FOLD, raise_to
-
-    if label == "f":
-        return FOLD
-    if label == "c":
-        return CALL
-    return raise_to(int(label[1:]))
-
-
 def plot(result: Fig1Result, path: str) -> None:
     """The paper's Fig. 1 layout (matplotlib, PNG): exploitability against the number of leaf values K,
     one line per way of playing round 2, translation and the abstraction with 0.75 as horizontal lines."""

@@ -45,7 +45,6 @@ from realtime.klss.subgame import (
     Gadget,
     apply_solution,
     make_subgame,
-    margins,
     solve_gadget,
     to_resolve,
 )
@@ -250,9 +249,3 @@ class UpdatingBlueprint:
 
     def end_playthrough(self) -> None:
         self.last = self.blueprint.copy()
-
-
-def blueprint_margins(game: Game, x: np.ndarray, d: int, player: int = 0) -> np.ndarray:
-    """Margins of the blueprint itself in its gadget at ``d`` (all 0 by construction)."""
-    gad = make_subgame(game, x, d, player=player)
-    return margins(gad, gad.blueprint)
