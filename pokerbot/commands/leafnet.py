@@ -115,11 +115,8 @@ def run(args: argparse.Namespace) -> int:
     finally:
         if tbar is not None:
             tbar.close()
-    try:
-        plot_losses(result.history, model_dir / "loss.png", f"{cfg.name}: hidden {tcfg.hidden}")
-        curve = f"loss curve {model_dir / 'loss.png'}"
-    except ImportError:
-        curve = "no loss curve (matplotlib is the 'plots' extra: pip install 'pokerbot[plots]')"
+    plot_losses(result.history, model_dir / "loss.png", f"{cfg.name}: hidden {tcfg.hidden}")
+    curve = f"loss curve {model_dir / 'loss.png'}"
     tl, vl = result.history[result.best_epoch]
     print(f"{cfg.name}: best validation Huber loss {vl:.4f} (train {tl:.4f}) at epoch {result.best_epoch + 1} of "
           f"{len(result.history)}{' (stopped early)' if result.stopped_early else ''}; model in {model_dir}, {curve}")

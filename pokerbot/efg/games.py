@@ -1,7 +1,8 @@
 """The small games of the KLSS paper (Appendix B), as explicit :class:`~pokerbot.efg.game.Game` s.
 
-Rule variants follow ``/work/shared/papers/reading-notes.md`` §1.7, which gives the
-node / decision-infoset counts these builders reproduce (tests assert them):
+Rule variants follow the paper's Appendix B (Zhang & Sandholm, "Subgame solving without
+common knowledge"); its Table 2 gives the node / decision-infoset counts these builders
+reproduce (tests assert them):
 
 =============================  ======  =========
 game                           nodes   infosets

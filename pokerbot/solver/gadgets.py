@@ -4,8 +4,8 @@ A subgame is the part of a public tree below a node ``root`` where the
 *opponent* acts (or the root of a tree built from a live state). Our strategy
 above the root is fixed, so our reach ``reach_us`` at the root is known; the
 opponent's is not. The gadget says what the opponent is allowed to do at the
-root, and so what "safe" means (see ``../shared/papers/reading-notes.md`` §1.2,
-KLSS section 3, Brown & Sandholm 2017):
+root, and so what "safe" means (Zhang & Sandholm, "Subgame solving without
+common knowledge", section 3; Brown & Sandholm 2017):
 
 * ``unsafe``: the opponent's root range is an estimate (Bayes' rule on the
   strategy we believe it played) and the subgame is solved as a game from those
