@@ -8,6 +8,7 @@
 from __future__ import annotations
 
 import os
+import zlib
 
 import numpy as np
 
@@ -37,6 +38,8 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
                 return {k: data[k] for k in data.files}
             except ValueError:
                 raise ValueError("an .npz archive holding objects, not plain arrays") from None
+            except (NotImplementedError, zlib.error) as exc:  # a damaged member header (compression method, data)
+                raise ValueError(f"a damaged .npz archive ({exc})") from None
 
 
 def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:

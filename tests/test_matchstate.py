@@ -279,9 +279,19 @@ def test_fuzz_garbled_text_raises_only_matchstate_error(text):
     game = load_game("hunl")
     for candidate in (text, "MATCHSTATE:" + text, "MATCHSTATE:0:" + text):
         try:
-            parse_matchstate(game, candidate)
+            ms = parse_matchstate(game, candidate)
         except MatchStateError:
-            pass
+            continue
+        assert_reads_back(game, ms)
+
+
+def assert_reads_back(game, ms) -> None:
+    """What parsed is a real state: it prints to a message that reads back to the same state and betting."""
+    again = format_matchstate(ms.state, ms.viewer)
+    back = parse_matchstate(game, again)
+    assert format_matchstate(back.state, ms.viewer) == again
+    assert back.state.betting_string() == ms.state.betting_string()
+    assert back.state.hole_cards[ms.viewer] == ms.state.hole_cards[ms.viewer]
 
 
 @settings(max_examples=200, deadline=None)
@@ -295,15 +305,13 @@ def test_fuzz_mutated_valid_strings(seed, cut, junk):
         s = s.apply(random_action(s, rng))
     text = format_matchstate(s, seed % 2)
     k = cut % (len(text) + 1)
+    assert_reads_back(game, parse_matchstate(game, text))  # the unmutated message parses
     for mutated in (text[:k], text[:k] + junk + text[k:], text[:k] + text[k + 1 :]):
         try:
             ms = parse_matchstate(game, mutated)
         except MatchStateError:
             continue
-        # whatever parses prints to a message that reads back to itself
-        again = format_matchstate(ms.state, ms.viewer)
-        assert format_matchstate(parse_matchstate(game, again).state, ms.viewer) == again
-        assert parse_matchstate(game, again).state.betting_string() == ms.state.betting_string()
+        assert_reads_back(game, ms)
 
 
 NOLIMIT_3P = HOLDEM_LIMIT_3P.replace("limit\n", "nolimit\nstack = 100 300 1000\n", 1).replace(

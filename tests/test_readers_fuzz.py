@@ -4,8 +4,12 @@ For each kind of file the project writes and reads back (``.game`` files, TOML
 configs, strategy files, solver and blueprint checkpoints, blueprints, ACPC logs,
 card-abstraction manifests and bucket tables), hypothesis damages a valid file
 (random bytes, empty, truncated at a random offset, one byte flipped, one token
-replaced) and the reader must either read it or raise a
-:class:`~pokerbot.errors.PokerbotError` subclass: never another exception.
+replaced) and the reader must either raise a :class:`~pokerbot.errors.PokerbotError`
+subclass (never another exception) or return what a valid file of its kind holds:
+:func:`check_valid` asserts each kind's invariants on what was read (distributions
+that sum to one, finite non-negative sums, zero-sum hands whose chips are the rules'
+payoffs, buckets within their counts, positive counts), so a reader that silently
+accepts damage it cannot represent fails.
 """
 
 from __future__ import annotations
@@ -14,6 +18,9 @@ import re
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
+
+import numpy as np
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -71,33 +78,37 @@ def samples(tmp_path_factory: pytest.TempPathFactory, tiny_card_abstraction: obj
     return files
 
 
-def read(kind: str, path: Path, samples: dict[str, Path], tmp: Path) -> None:
-    """Read ``path`` as a file of ``kind`` with the project's reader."""
+def read(kind: str, path: Path, samples: dict[str, Path], tmp: Path) -> Any:
+    """Read ``path`` as a file of ``kind`` with the project's reader; what it read."""
     if kind == "game":
         from pokerbot.gamedef import load_game
 
-        load_game(str(path))
+        return load_game(str(path))
     elif kind == "config":
         from blueprint.config import load_config
 
-        load_config(path)
+        return load_config(path)
     elif kind == "strategy":
         from pokerbot.solver import read_policy
 
-        read_policy(path)
+        return read_policy(path)
     elif kind == "solver-checkpoint":
-        _solver().load_checkpoint(path)
+        solver = _solver()
+        solver.load_checkpoint(path)
+        return solver
     elif kind == "train-checkpoint":
-        _trainer(tmp).load_checkpoint(path)
+        trainer = _trainer(tmp)
+        trainer.load_checkpoint(path)
+        return trainer
     elif kind == "blueprint":
         from blueprint.model import Blueprint
 
-        Blueprint.load(path)
+        return Blueprint.load(path)
     elif kind == "log":
         from pokerbot.gamedef import load_game
         from pokerbot.protocol.log import read_log
 
-        read_log(load_game("kuhn"), path)
+        return read_log(load_game("kuhn"), path)
     elif kind in ("manifest", "table"):
         from abstraction.buckets import artifact_dir, load_abstraction
 
@@ -113,7 +124,47 @@ def read(kind: str, path: Path, samples: dict[str, Path], tmp: Path) -> None:
             target = d / samples[kind].name
             target.unlink()
             shutil.copy(path, target)
-            load_abstraction("tiny", build_if_missing=False)
+            return load_abstraction("tiny", build_if_missing=False)
+    else:
+        raise AssertionError(kind)
+
+
+def check_valid(kind: str, obj: Any) -> None:
+    """Assert the invariants every file of ``kind`` holds once read (see the module docstring)."""
+    if kind == "game":
+        assert obj.num_players >= 2 and obj.num_rounds >= 1 and obj.num_suits >= 1 and obj.num_ranks >= 1
+        assert obj.num_hole_cards >= 1
+        for field in ("stack", "blind", "first_player", "max_raises", "num_board_cards"):
+            assert len(getattr(obj, field)) >= 1 and min(getattr(obj, field)) >= 0, field
+        assert obj.num_hole_cards * obj.num_players + sum(obj.num_board_cards) <= obj.num_suits * obj.num_ranks
+    elif kind == "config":
+        assert obj.name and obj.iterations > 0 and obj.chunk > 0
+    elif kind == "strategy":
+        policy = obj[0]
+        assert policy
+        for infoset, probs in policy.items():  # weights: the format renormalises them
+            values = np.array(list(probs.values()))
+            assert np.all(np.isfinite(values)) and np.all(values >= 0) and values.sum() > 0, infoset
+    elif kind in ("solver-checkpoint", "train-checkpoint"):
+        assert obj.iteration >= 0
+        assert np.all(np.isfinite(obj.regret)) and np.all(np.isfinite(obj.ssum)) and np.all(obj.ssum >= 0)
+    elif kind == "blueprint":
+        strategy = np.asarray(obj.strategy, dtype=np.float64)
+        assert np.all(np.isfinite(strategy)) and np.all(strategy >= 0)
+        from blueprint.abstract_game import DECISION
+
+        tree = obj.tree
+        for node in np.flatnonzero(tree.kind == DECISION):
+            for bucket in range(tree.num_buckets[int(tree.round[node])]):
+                assert obj.probabilities(int(node), bucket).sum() == pytest.approx(1.0, abs=1e-5), (node, bucket)
+    elif kind == "log":
+        for hand in obj.hands:
+            assert sum(hand.values) == pytest.approx(0.0), hand.hand_id
+            assert list(hand.values) == pytest.approx(hand.state.payoffs()), hand.hand_id
+    elif kind in ("manifest", "table"):
+        for rnd, table in enumerate(obj.tables):
+            if table is not None and len(table):
+                assert 0 <= int(table.min()) and int(table.max()) < obj.num_buckets(rnd), rnd
     else:
         raise AssertionError(kind)
 
@@ -163,15 +214,29 @@ def test_a_damaged_file_is_refused_with_a_typed_error(kind: str, how: Callable[[
     work = tmp_path / f"w{n}"
     work.mkdir(exist_ok=True)
     try:
-        read(kind, path, samples, work)
+        obj = read(kind, path, samples, work)
     except PokerbotError:
-        pass
+        return
+    check_valid(kind, obj)
 
 
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_valid_samples_read(kind: str, samples: dict[str, Path], tmp_path: Path) -> None:
-    """The undamaged files read (so the damaged ones are refused for their damage)."""
-    read(kind, samples[kind], samples, tmp_path)
+    """The undamaged files read and hold their invariants (so the damaged ones are refused for their damage)."""
+    check_valid(kind, read(kind, samples[kind], samples, tmp_path))
+
+
+def test_a_strategy_file_cut_mid_line_is_refused(samples: dict[str, Path], tmp_path: Path) -> None:
+    """Truncation inside a line would leave a shorter probability that still parses: the reader refuses it."""
+    data = samples["strategy"].read_bytes()
+    assert data.endswith(b"\n")
+    cut = tmp_path / "cut.txt"
+    cut.write_bytes(data[:-7])
+    with pytest.raises(PokerbotError, match="ends in the middle of a line"):
+        read("strategy", cut, samples, tmp_path)
+    whole_lines = tmp_path / "whole.txt"  # negative control: cut at a line end, it reads (missing sets play uniformly)
+    whole_lines.write_bytes(data[: data.rindex(b"\n", 0, len(data) - 1) + 1])
+    check_valid("strategy", read("strategy", whole_lines, samples, tmp_path))
 
 
 def test_a_bucket_out_of_range_is_refused(samples: dict[str, Path], tmp_path: Path) -> None:

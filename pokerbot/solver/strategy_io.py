@@ -20,7 +20,8 @@ Format (UTF-8 text, gzip-compressed when the name ends in ``.gz``)::
   (readers accept any card order, see :func:`pokerbot.solver.policy.canonical_key`).
   Labels are ``f``, ``c``, ``r`` (limit) or ``r<raise-to total>`` (no-limit).
   Probabilities are decimal floats written with full precision; they should sum
-  to 1, and a reader renormalises them.
+  to 1, and a reader renormalises them. Every line ends with a newline (a file
+  that ends mid-line is refused as truncated).
 - Information sets missing from a file are played uniformly over the actions
   of the bet menu by :func:`pokerbot.solver.policy_exploitability`.
 
@@ -126,6 +127,8 @@ def _read_lines(f: IO[str], path: str | os.PathLike[str], policy: dict[str, dict
     if first != MAGIC:
         raise CheckpointError(f"{os.fspath(path)}: first line must be {MAGIC!r}, got {first[:40]!r}")
     for line_no, raw in enumerate(f, start=2):
+        if not raw.endswith("\n"):
+            raise CheckpointError(f"{os.fspath(path)}:{line_no}: the file ends in the middle of a line (truncated?)")
         line = raw.rstrip("\n")
         if not line:
             continue
