@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import platform
 import time
 from collections.abc import Sequence
@@ -46,11 +45,12 @@ import numpy as np
 
 from abstraction.isomorphism import BOARD_CARDS, hand_index, num_classes
 from pokerbot.errors import CardError, CheckpointError
+from pokerbot.files import atomic_write_text, pokerbot_home
+from pokerbot.npz import write_npy
 
 __all__ = [
     "PRESETS",
     "CardAbstraction",
-    "cache_dir",
     "artifact_dir",
     "build_abstraction",
     "load_abstraction",
@@ -83,11 +83,6 @@ PRESETS: dict[str, dict] = {
 }
 
 
-def cache_dir() -> Path:
-    """``$POKERBOT_HOME`` (default ``~/.cache/pokerbot``)."""
-    return Path(os.environ.get("POKERBOT_HOME") or Path.home() / ".cache" / "pokerbot")
-
-
 def _config_of(preset: str | dict) -> tuple[str, dict]:
     if isinstance(preset, dict):
         cfg = dict(preset)
@@ -114,7 +109,7 @@ def _hash(cfg: dict) -> str:
 def artifact_dir(preset: str | dict = "tiny") -> Path:
     """Where the tables of ``preset`` (a name or a config dict) live."""
     name, cfg = _config_of(preset)
-    return cache_dir() / "abstraction" / f"{name}-{_hash(cfg)}"
+    return pokerbot_home() / "abstraction" / f"{name}-{_hash(cfg)}"
 
 
 @dataclass(frozen=True)
@@ -160,12 +155,6 @@ class CardAbstraction:
 
 
 # --- stage files -------------------------------------------------------------------------
-
-
-def _save(path: Path, arr: np.ndarray) -> None:
-    tmp = path.with_suffix(".tmp.npy")
-    np.save(tmp, arr)
-    os.replace(tmp, path)
 
 
 def _stage(d: Path, name: str) -> Path:
@@ -225,7 +214,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
     manifest_path = d / "manifest.json"
     if manifest_path.exists() and not force:
         return d
-    (d / "config.json").write_text(json.dumps(cfg, indent=1, sort_keys=True))
+    atomic_write_text(d / "config.json", json.dumps(cfg, indent=1, sort_keys=True))
     kb = cfg["buckets"]
     seed = int(cfg["seed"])
     t_start = time.time()
@@ -252,10 +241,10 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
         nearest = seen[np.clip(np.searchsorted(seen, np.arange(len(values))), 0, len(seen) - 1)]
         value_bucket[~keep] = value_bucket[nearest[~keep]]
         table3 = value_bucket.astype(_bucket_dtype(kb[3]))[eq]
-        _save(_stage(d, "river_value_bucket"), value_bucket)
-        _save(_stage(d, "river_half_wins"), eq)
-        _save(_stage(d, "river_dist"), dist)
-        _save(_stage(d, "table_3"), table3)
+        write_npy(_stage(d, "river_value_bucket"), value_bucket)
+        write_npy(_stage(d, "river_half_wins"), eq)
+        write_npy(_stage(d, "river_dist"), dist)
+        write_npy(_stage(d, "table_3"), table3)
         del eq, table3
     timings["river"] = time.time() - t0
 
@@ -274,7 +263,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
                     progress=pb.update,
                 )
             for nm, arr in zip(("turn_ehs", "turn_ehs2", "turn_hist", "turn_weight"), feats):
-                _save(_stage(d, nm), arr)
+                write_npy(_stage(d, nm), arr)
         ehs, ehs2, hist, wt = (np.asarray(a) for a in feats)
         if cfg["turn_metric"] == "emd":
             x = emd_embed(hist)
@@ -288,8 +277,8 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
             )
         del x
         lab, means = _relabel_by(ehs, lab, wt, kb[2])
-        _save(_stage(d, "turn_bucket_ehs"), means)
-        _save(_stage(d, "table_2"), lab.astype(_bucket_dtype(kb[2])))
+        write_npy(_stage(d, "turn_bucket_ehs"), means)
+        write_npy(_stage(d, "table_2"), lab.astype(_bucket_dtype(kb[2])))
     timings["turn"] = time.time() - t0
 
     # flop -------------------------------------------------------------------------
@@ -307,7 +296,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
                 progress=pb.update,
             )
         for nm, arr in zip(("flop_ehs", "flop_ehs2", "flop_weight"), (fehs, fehs2, fwt)):
-            _save(_stage(d, nm), arr)
+            write_npy(_stage(d, nm), arr)
         if cfg["flop_metric"] == "emd-potential":
             x, metric = emd_embed(fpot, turn_means), "emd"
         else:
@@ -319,7 +308,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
                 progress=lambda it, cost: (pb.update(1), pb.set_postfix(cost=f"{cost:.4g}")),
             )
         lab, _ = _relabel_by(fehs, lab, fwt, kb[1])
-        _save(_stage(d, "table_1"), lab.astype(_bucket_dtype(kb[1])))
+        write_npy(_stage(d, "table_1"), lab.astype(_bucket_dtype(kb[1])))
     timings["flop"] = time.time() - t0
 
     # preflop (lossless) -------------------------------------------------------------
@@ -327,10 +316,10 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
     fehs = np.load(_stage(d, "flop_ehs"))
     fehs2 = np.load(_stage(d, "flop_ehs2"))
     pe, pe2, pw = F.preflop_features(fehs, fehs2)
-    _save(_stage(d, "preflop_ehs"), pe)
-    _save(_stage(d, "preflop_ehs2"), pe2)
-    _save(_stage(d, "preflop_weight"), pw)
-    _save(_stage(d, "table_0"), np.arange(169, dtype=np.uint8))
+    write_npy(_stage(d, "preflop_ehs"), pe)
+    write_npy(_stage(d, "preflop_ehs2"), pe2)
+    write_npy(_stage(d, "preflop_weight"), pw)
+    write_npy(_stage(d, "table_0"), np.arange(169, dtype=np.uint8))
     timings["preflop"] = time.time() - t0
 
     manifest = {
@@ -346,9 +335,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
         "host": platform.node(),
         "numpy": np.__version__,
     }
-    tmp = manifest_path.with_suffix(".tmp")
-    tmp.write_text(json.dumps(manifest, indent=1))
-    os.replace(tmp, manifest_path)
+    atomic_write_text(manifest_path, json.dumps(manifest, indent=1))
     return d
 
 

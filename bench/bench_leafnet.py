@@ -245,7 +245,7 @@ H2H_VARIANTS = ("shipped", "flop100")
 
 
 def h2h_dir(variant: str) -> Path:
-    from blueprint.storage import pokerbot_home
+    from pokerbot.files import pokerbot_home
 
     return pokerbot_home() / "bench" / f"leafnet-h2h-{variant}"
 

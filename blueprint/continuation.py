@@ -35,7 +35,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,8 +43,9 @@ from typing import Any
 import numpy as np
 
 from blueprint.abstract_game import DECISION, AbstractGame
-from blueprint.storage import pokerbot_home
 from pokerbot.errors import CheckpointError, PokerbotError
+from pokerbot.files import atomic_write_text, pokerbot_home
+from pokerbot.npz import write_npy
 from pokerbot.state import ActionType
 
 #: The order of the bias set: the blueprint, then fold-, call- and raise-biased copies.
@@ -279,17 +279,13 @@ def write_strategy(directory: Path, index: int, strategy: np.ndarray) -> str:
     """Atomically write ``strategy_<index>.npy`` (one byte per infoset action); returns its SHA-256."""
     directory.mkdir(parents=True, exist_ok=True)
     path = directory / f"strategy_{index}.npy"
-    tmp = directory / f"strategy_{index}.tmp.npy"
-    np.save(tmp, quantize(strategy))
-    os.replace(tmp, path)
+    write_npy(path, quantize(strategy))
     return _digest(path)
 
 
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / "manifest.json.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-    os.replace(tmp, directory / "manifest.json")
+    atomic_write_text(directory / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True))
 
 
 def read_manifest(directory: Path) -> dict[str, Any]:

@@ -16,8 +16,8 @@ distributed run is reproducible and resumes exactly from a checkpoint taken
 between epochs. Local ray by default; ``ray_address`` joins a cluster (the
 workers must be able to import this package there).
 
-Footprint on a small machine: ``ray.init(num_cpus=workers, include_dashboard=False,
-log_to_driver=False)``; starting ray takes several seconds.
+Footprint on a small machine: a local ray of ``workers`` CPUs, no dashboard
+(:func:`pokerbot.ray_util.start_ray`); starting ray takes several seconds.
 """
 
 from __future__ import annotations
@@ -58,18 +58,10 @@ class _WorkerImpl:
 
 
 def _start(trainer: Trainer) -> dict[str, Any]:
-    import logging
-
-    import ray
+    from pokerbot.ray_util import start_ray
 
     cfg = trainer.config
-    if not ray.is_initialized():
-        # quiet by default: ray's INFO/WARNING start-up lines are not the user's business
-        quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
-        if cfg.ray_address:
-            ray.init(address=cfg.ray_address, **quiet)
-        else:
-            ray.init(num_cpus=max(cfg.workers, 1), ignore_reinit_error=True, **quiet)
+    ray = start_ray(cfg.ray_address, cfg.workers)
     # Locally the workers reserve no CPU, so several runs in one process never wait on each other
     # for ray's CPU slots (the run itself decides how many workers it starts); on a cluster each
     # takes one CPU and they are spread over the nodes.

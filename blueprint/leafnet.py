@@ -65,7 +65,7 @@ import numpy as np
 from numba import njit
 
 from pokerbot.errors import CheckpointError, PokerbotError
-from pokerbot.files import file_sha256
+from pokerbot.files import atomic_open, atomic_write_text, file_sha256
 from pokerbot.solver.strength import hands_overlap
 
 FEATURE_NAME = "leafnet-pair"
@@ -384,11 +384,10 @@ class LeafNet:
         directory = Path(directory)
         directory.mkdir(parents=True, exist_ok=True)
         path = directory / "model.pt"
-        tmp = directory / "model.pt.tmp"
-        torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, tmp)
-        os.replace(tmp, path)
+        with atomic_open(path) as f:
+            torch.save({k: v.detach().cpu() for k, v in self.model.state_dict().items()}, f)
         meta = dict(self.meta, sha256=file_sha256(path))
-        (directory / "model.json").write_text(json.dumps(meta, indent=2, sort_keys=True))
+        atomic_write_text(directory / "model.json", json.dumps(meta, indent=2, sort_keys=True))
         return path
 
     @classmethod
@@ -527,10 +526,9 @@ def train(
         if val < best[0]:
             best = (val, epoch)
             best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        tmp = directory / "checkpoint.pt.tmp"
-        torch.save({"key": key, "model": model.state_dict(), "opt": opt.state_dict(), "history": history,
-                    "best": list(best), "best_state": best_state, "rng": torch.get_rng_state()}, tmp)
-        os.replace(tmp, ckpt)
+        with atomic_open(ckpt) as f:
+            torch.save({"key": key, "model": model.state_dict(), "opt": opt.state_dict(), "history": history,
+                        "best": list(best), "best_state": best_state, "rng": torch.get_rng_state()}, f)
         if progress is not None:
             progress(epoch + 1, history[-1][0], val)
     model.load_state_dict(best_state)

@@ -5,7 +5,7 @@ while saving leaves the previous file intact. Loading verifies the format, the
 SHA-256 of every array and (for checkpoints) that the run's identity matches,
 and raises :class:`~pokerbot.errors.CheckpointError` naming what is wrong.
 
-Artifacts live under ``$POKERBOT_HOME`` (default ``~/.cache/pokerbot``), in
+Artifacts live under ``$POKERBOT_HOME`` (:func:`pokerbot.files.pokerbot_home`), in
 ``blueprints/<name>/``: ``checkpoint.npz``, ``blueprint.npz`` and
 ``manifest.json`` (the config that built them).
 """
@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import zipfile
 from pathlib import Path
 from typing import Any
@@ -22,13 +21,10 @@ from typing import Any
 import numpy as np
 
 from pokerbot.errors import CheckpointError
+from pokerbot.files import atomic_write_text, pokerbot_home
 from pokerbot.npz import read_npz, write_npz
 
 FORMAT_VERSION = 1
-
-
-def pokerbot_home() -> Path:
-    return Path(os.environ.get("POKERBOT_HOME", Path.home() / ".cache" / "pokerbot"))
 
 
 def blueprint_dir(name: str) -> Path:
@@ -91,6 +87,4 @@ def check_identity(path: str | Path, saved: dict[str, Any], expected: dict[str, 
 
 def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / "manifest.json.tmp"
-    tmp.write_text(json.dumps(manifest, indent=2, sort_keys=True, default=str))
-    os.replace(tmp, directory / "manifest.json")
+    atomic_write_text(directory / "manifest.json", json.dumps(manifest, indent=2, sort_keys=True, default=str))

@@ -13,7 +13,6 @@ See :mod:`evaluation.blueprint_value` for the formulas.
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 
 import numpy as np
@@ -137,7 +136,8 @@ class BlueprintTables:
 
     def _transitions(self, samples: int, seed: int, cache: bool) -> tuple[list[np.ndarray], np.ndarray,
                                                                              list[np.ndarray]]:
-        from blueprint.storage import pokerbot_home
+        from pokerbot.files import pokerbot_home
+        from pokerbot.npz import write_npz
 
         rounds = self.game.num_rounds
         path = (pokerbot_home() / "aivat"
@@ -151,9 +151,7 @@ class BlueprintTables:
         T, U, W = transition_tables(buckets, result, self.num_buckets)
         if cache:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp.npz")
-            np.savez(tmp, U=U, **{f"T{r}": t for r, t in enumerate(T)}, **{f"W{r}": w for r, w in enumerate(W)})
-            os.replace(tmp, path)
+            write_npz(path, U=U, **{f"T{r}": t for r, t in enumerate(T)}, **{f"W{r}": w for r, w in enumerate(W)})
         return T, U, W
 
     def backward_induction(self, strategy: np.ndarray | None = None) -> tuple[dict[int, np.ndarray],

@@ -45,6 +45,7 @@ resumes where it stopped; :func:`run_experiment` then writes ``results.csv``,
 from __future__ import annotations
 
 import csv
+import io
 import itertools
 import json
 import math
@@ -59,7 +60,8 @@ import numpy as np
 
 from evaluation.lbr import LbrSettings
 from pokerbot.errors import PokerbotError
-from pokerbot.files import read_toml_config
+from pokerbot.files import atomic_write_text, read_toml_config
+from pokerbot.npz import write_npz
 
 
 class ExperimentError(PokerbotError, ValueError):
@@ -296,15 +298,9 @@ class _Pool:
     def __init__(self, exp: Experiment) -> None:
         self.ray = None
         if exp.workers > 1 or exp.ray_address:
-            import ray
+            from pokerbot.ray_util import start_ray
 
-            if not ray.is_initialized():
-                if exp.ray_address:
-                    ray.init(address=exp.ray_address, include_dashboard=False, log_to_driver=False)
-                else:
-                    ray.init(num_cpus=exp.workers, include_dashboard=False, log_to_driver=False,
-                             ignore_reinit_error=True)
-            self.ray = ray
+            self.ray = start_ray(exp.ray_address, exp.workers)
 
     def map(self, fn: Any, jobs: list[tuple[Any, tuple]], done: Any) -> None:
         """Call ``fn(*args)`` for each (key, args), then ``done(key, result)`` as each finishes."""
@@ -334,9 +330,9 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     root = exp.directory
     for sub in ("matches", "logs", "lbr", "training"):
         (root / sub).mkdir(parents=True, exist_ok=True)
-    (root / "experiment.json").write_text(json.dumps({**exp.__dict__, "lbr": [str(r) for r in exp.lbr],
-                                                      "training": [str(t) for t in exp.training]}, indent=1,
-                                                     default=str))
+    atomic_write_text(root / "experiment.json", json.dumps({**exp.__dict__, "lbr": [str(r) for r in exp.lbr],
+                                                            "training": [str(t) for t in exp.training]}, indent=1,
+                                                           default=str))
     for name, spec in exp.agents.items():  # fail fast on a bad spec, before any work
         make_agent(spec, game, seed=0)
     pool = _Pool(exp)
@@ -359,9 +355,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
     def saved(path: Path, result: dict[str, Any]) -> None:
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, chips=result["chips"], aivat=result["aivat"], seconds=result["seconds"])
-        os.replace(tmp, path)
+        write_npz(path, chips=result["chips"], aivat=result["aivat"], seconds=result["seconds"])
         bar.update(len(result["chips"]))
 
     pool.map(play_chunk, jobs, saved)
@@ -389,9 +383,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
                    desc=f"LBR {exp.name}", disable=not progress or not lbr_jobs, file=sys.stderr, dynamic_ncols=True)
 
     def lbr_saved(path: Path, result: dict[str, Any]) -> None:
-        tmp = path.with_suffix(".tmp.npz")
-        np.savez(tmp, **result)
-        os.replace(tmp, path)
+        write_npz(path, **result)
         lbr_bar.update(len(result["chips"]))
 
     pool.map(lbr_chunk, lbr_jobs, lbr_saved)
@@ -414,7 +406,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
         path = root / "training" / f"{_slug(Path(t.config).stem)}.{t.iterations}.json"
         if not path.exists():
             print(f"training {t.config}: {t.iterations:,} iterations ...", file=out, flush=True)
-            path.write_text(json.dumps(train_curve(t.config, t.iterations, t.eval_every, progress)))
+            atomic_write_text(path, json.dumps(train_curve(t.config, t.iterations, t.eval_every, progress)))
         curves.append((Path(t.config).stem, json.loads(path.read_text())))
 
     # Tables.
@@ -444,7 +436,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     written: dict[str, Any] = {"csv": root / "results.csv", "markdown": root / "results.md", "plots": [],
                                "table": table, "lbr": lbr_table}
     _write_csv(written["csv"], table, lbr_table, curves)
-    written["markdown"].write_text(_markdown(exp, table, lbr_table, curves))
+    atomic_write_text(written["markdown"], _markdown(exp, table, lbr_table, curves))
     plots = written["plots"]
     if table:
         plots.append(plot_win_rates(table, root / "win_rates.png", f"{exp.name}: win rates ({game.name})"))
@@ -460,7 +452,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
 
 
 def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: list) -> None:  # type: ignore[type-arg]
-    with open(path, "w", newline="") as f:
+    with io.StringIO(newline="") as f:
         w = csv.writer(f)
         w.writerow(["kind", "a", "b", "hands", "mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95",
                     "std_cut", "seconds"])
@@ -476,6 +468,7 @@ def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: lis
         for name, curve in curves:
             for it, value in curve:
                 w.writerow(["exploitability", name, it, "", f"{value:.4f}", "", "", "", "", ""])
+        atomic_write_text(path, f.getvalue())
 
 
 def _markdown(exp: Experiment, table: list[dict], lbr_table: list[dict], curves: list) -> str:  # type: ignore[type-arg]

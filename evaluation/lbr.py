@@ -386,13 +386,9 @@ def run_lbr(
     if workers == 1 and not ray_address:
         parts = [lbr_hands(spec, game_name, bounds[1], cards, settings, progress, value)]
     else:
-        import ray
+        from pokerbot.ray_util import start_ray
 
-        if not ray.is_initialized():
-            if ray_address:
-                ray.init(address=ray_address, include_dashboard=False, log_to_driver=False)
-            else:
-                ray.init(num_cpus=workers, include_dashboard=False, log_to_driver=False, ignore_reinit_error=True)
+        ray = start_ray(ray_address, workers)
         task = ray.remote(num_cpus=1)(lbr_hands)
         parts = ray.get([task.remote(spec, game_name, hi - lo, cards, settings, False, value, lo)
                          for lo, hi in itertools.pairwise(bounds)])

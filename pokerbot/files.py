@@ -1,9 +1,10 @@
-"""The project's own files: TOML configs (by path or by shipped name) and file fingerprints.
+"""The project's own files: where artifacts live, TOML configs, atomic writes and file fingerprints.
 
-Every command that reads a config (``train``, ``leaves``, ``leafnet``, ``sog``, ``eval``, ...)
-finds and parses it here, so a name means the same thing everywhere and a damaged file gets
-the same typed error; every artifact that records the identity of another file uses
-:func:`file_sha256`.
+Every command that reads a config (``train``, ``leaves``, ``leafnet``, ``sog``, ``eval``, the
+real-time agent's ...) finds and parses it here, so a name means the same thing everywhere and
+a damaged file gets the same typed error; every artifact goes under :func:`pokerbot_home` and is
+written through :func:`atomic_open` (a reader sees the old file or the whole new one); every
+artifact that records the identity of another file uses :func:`file_sha256`.
 
 >>> path, data = read_toml_config("leduc")
 >>> path.name, data["game"]["name"]
@@ -27,23 +28,41 @@ from pokerbot.gamedef import read_text_file
 CONFIGS_DIR = Path(__file__).resolve().parent.parent / "configs"
 
 
-def config_path(spec: str | os.PathLike[str], error: type[Exception] = PokerbotError) -> Path:
-    """``spec`` if it is a file, else the shipped ``configs/<spec>.toml``; ``error`` if neither exists."""
+def pokerbot_home() -> Path:
+    """Where generated artifacts live: ``$POKERBOT_HOME`` (``~`` expanded), or ``~/.cache/pokerbot`` when the
+    variable is unset or empty."""
+    home = os.environ.get("POKERBOT_HOME", "")
+    return Path(home).expanduser() if home else Path.home() / ".cache" / "pokerbot"
+
+
+def config_path(spec: str | os.PathLike[str], error: type[Exception] = PokerbotError, prefix: str = "",
+                what: str = "config") -> Path:
+    """``spec`` if it is a file, else (a bare name, no directory) the shipped ``configs/<prefix><name>.toml``.
+
+    ``<name>`` is ``spec`` without a ``.toml`` suffix and without ``prefix``: a kind of config whose shipped
+    files share a prefix (the real-time agents' ``realtime-``) takes its names with or without it. Raises
+    ``error`` ("no <what> ...") naming every place it looked if none holds the file.
+    """
     path = Path(spec)
     if path.is_file():
         return path
-    shipped = CONFIGS_DIR / f"{str(spec).removesuffix('.toml')}.toml"
-    if shipped.is_file():
-        return shipped
-    raise error(f"no config {str(spec)!r}: not a file nor a name in configs/")
+    looked = [f"the file {str(path.absolute())!r}"]
+    if path.name == os.fspath(spec):
+        name = path.name.removesuffix(".toml")
+        shipped = CONFIGS_DIR / f"{prefix}{name.removeprefix(prefix)}.toml"
+        if shipped.is_file():
+            return shipped
+        looked.append(f"the shipped {str(shipped)!r}")
+    raise error(f"no {what} {os.fspath(spec)!r}: looked for {' and '.join(looked)}")
 
 
-def read_toml_config(spec: str | os.PathLike[str], error: type[Exception] = PokerbotError) -> tuple[Path, dict[str, Any]]:
-    """The path and parsed content of the TOML config ``spec`` (see :func:`config_path`).
+def read_toml_config(spec: str | os.PathLike[str], error: type[Exception] = PokerbotError, prefix: str = "",
+                     what: str = "config") -> tuple[Path, dict[str, Any]]:
+    """The path and parsed content of the TOML config ``spec`` (see :func:`config_path` for the arguments).
 
     A binary, oversized or malformed file raises ``error`` naming the file.
     """
-    path = config_path(spec, error)
+    path = config_path(spec, error, prefix, what)
     try:
         return path, tomllib.loads(read_text_file(path, "TOML config", error))
     except tomllib.TOMLDecodeError as exc:
@@ -59,21 +78,45 @@ def file_sha256(path: str | os.PathLike[str]) -> str:
     return h.hexdigest()
 
 
+#: The most bytes of the target's name that :func:`atomic_open`'s temporary name repeats, so that it fits
+#: wherever the target's fits (255 bytes): ".", the name, ".", 8 random hex digits, ".tmp".
+_TMP_NAME_BYTES = 240
+
+
+def _create_beside(target: Path) -> tuple[int, Path]:
+    """A new file ``.<name>.<random>.tmp`` in ``target``'s directory, open for writing: its descriptor and path.
+
+    Created with mode 0666 less the umask, the mode a plain ``open`` gives the file users get (``mkstemp``'s
+    0600 would need a ``chmod``, and reading the umask means setting it, which races with other threads).
+    """
+    import secrets
+
+    stem = os.fsdecode(os.fsencode(target.name)[:_TMP_NAME_BYTES])
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    while True:
+        tmp = target.parent / f".{stem}.{secrets.token_hex(4)}.tmp"
+        try:
+            return os.open(tmp, flags, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 @contextmanager
 def atomic_open(path: str | os.PathLike[str]) -> Iterator[BinaryIO]:
     """A binary file to write ``path`` through, so that a reader sees the old file or the whole new one: a
-    unique temporary file beside it, flushed to disk and renamed over it when the block ends (removed if
-    the block raises). Refuses to replace anything but a regular file."""
-    import tempfile
+    unique temporary file beside it (``.<name>.<random>.tmp``), flushed to disk and renamed over it when
+    the block ends (removed if the block raises). Refuses to replace anything but a regular file.
 
+    Anything that writes to a binary file object writes through it, byte for byte as to a path:
+    ``np.save(f, a)`` (:func:`pokerbot.npz.write_npy`), ``np.savez(f, ...)`` (:func:`pokerbot.npz.write_npz`),
+    ``torch.save(obj, f)`` (the archive's top folder is then torch's ``archive/``, not one named after the
+    file); text goes through :func:`atomic_write_text`, or an ``io.TextIOWrapper`` around ``f`` to stream it.
+    """
     target = Path(path)
     if target.exists() and not target.is_file():
         raise PokerbotError(f"{os.fspath(path)!r} exists and is not a regular file; not replacing it")
-    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    fd, tmp = _create_beside(target)
     try:
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp's 0600 is for the temporary name, not the file users get
         with os.fdopen(fd, "wb") as f:
             yield f
             f.flush()

@@ -1,8 +1,9 @@
-"""Reading and writing ``.npz`` archives (checkpoints, blueprints) safely.
+"""Reading and writing ``.npz`` archives (checkpoints, blueprints) and ``.npy`` arrays safely.
 
 ``np.load`` on a path leaks its file handle when the file is not an archive;
 :func:`read_npz` opens the file itself, refuses pickles, and returns plain arrays.
-:func:`write_npz` writes atomically: a reader sees the old file or the whole new one.
+:func:`write_npz` and :func:`write_npy` write atomically (:func:`pokerbot.files.atomic_open`):
+a reader sees the old file or the whole new one.
 """
 
 from __future__ import annotations
@@ -52,3 +53,12 @@ def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
 
     with atomic_open(path) as f:
         np.savez(f, **arrays)
+
+
+def write_npy(path: str | os.PathLike[str], array: np.ndarray) -> None:
+    """Write ``array`` to ``path`` atomically, in ``np.save``'s ``.npy`` format (``path`` is used as given:
+    no ``.npy`` is added)."""
+    from pokerbot.files import atomic_open
+
+    with atomic_open(path) as f:
+        np.save(f, array)

@@ -55,13 +55,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import tomllib
 from dataclasses import asdict, dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
+from pokerbot.files import read_toml_config
 from pokerbot.menus import BetMenuFn, MenuError, menu_from_spec
 from pokerbot.solver.cfr import ALGORITHMS
 from pokerbot.solver.gadgets import GADGETS
@@ -69,6 +69,10 @@ from pokerbot.solver.gadgets import GADGETS
 
 class RealtimeConfigError(PokerbotError, ValueError):
     """A malformed real-time agent configuration (names the key and the bad value)."""
+
+
+#: The shipped real-time agents are ``configs/realtime-<name>.toml``: ``hunl-tiny`` names ``realtime-hunl-tiny``.
+CONFIG_PREFIX = "realtime-"
 
 
 #: Leaf evaluators of depth-limited subgames (``realtime.network_leaves.make_leaf_evaluator``); "table" is a
@@ -244,16 +248,7 @@ class RealtimeConfig:
 
     @classmethod
     def load(cls, path: str | Path) -> RealtimeConfig:
-        """Read a TOML file (a path, or a name ``realtime-X`` / ``X`` of ``configs/realtime-X.toml``)."""
-        p = Path(path)
-        if not p.is_file():
-            root = Path(__file__).resolve().parent.parent / "configs"
-            stem = p.stem if p.stem.startswith("realtime-") else f"realtime-{p.stem}"
-            p = root / f"{stem}.toml"
-        if not p.is_file():
-            raise RealtimeConfigError(f"no real-time config {str(path)!r} (not a file nor configs/{p.name})")
-        try:
-            data = tomllib.loads(p.read_text())
-        except tomllib.TOMLDecodeError as exc:
-            raise RealtimeConfigError(f"{p}: {exc}") from None
+        """Read a TOML file: a path, or a name ``realtime-X`` / ``X`` of ``configs/realtime-X.toml``
+        (:func:`pokerbot.files.config_path`, with the real-time agents' prefix)."""
+        _, data = read_toml_config(path, RealtimeConfigError, prefix=CONFIG_PREFIX, what="real-time config")
         return cls.from_dict(data)

@@ -43,7 +43,8 @@ import numpy as np
 
 from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
 from pokerbot.errors import PokerbotError
-from pokerbot.files import file_sha256
+from pokerbot.files import atomic_write_text, file_sha256
+from pokerbot.npz import write_npz
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
 from realtime.network_leaves import class_reach, leaf_rows, same_hand_index
@@ -183,7 +184,7 @@ def small_context(cfg: DataConfig, directory: Path | None = None) -> SmallContex
     ctx = SmallContext(dl, full, bp, gen.strategies, gen.penalties)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        np.savez(cache, blueprint=bp, continuations=np.stack(gen.strategies), penalties=np.array(gen.penalties))
+        write_npz(cache, blueprint=bp, continuations=np.stack(gen.strategies), penalties=np.array(gen.penalties))
     return ctx
 
 
@@ -326,15 +327,14 @@ def generate(
         ctx = small_context(cfg, directory)
         ctx_arrays = (ctx.blueprint, ctx.continuations, ctx.penalties)
 
+    def write_manifest() -> None:
+        atomic_write_text(mpath, json.dumps(manifest, indent=2, sort_keys=True))
+
     def save(i: int, arrays: dict[str, np.ndarray]) -> None:
         name = f"shard_{i:05d}.npz"
-        tmp = directory / (name + ".tmp.npz")
-        np.savez(tmp, **arrays)
-        os.replace(tmp, directory / name)
+        write_npz(directory / name, **arrays)
         manifest["shards"][str(i)] = {"file": name, "rows": int(len(arrays["x"])), "sha256": file_sha256(directory / name)}
-        tmpm = directory / "manifest.json.tmp"
-        tmpm.write_text(json.dumps(manifest, indent=2, sort_keys=True))
-        os.replace(tmpm, mpath)
+        write_manifest()
         if progress is not None:
             progress(len(manifest["shards"]), cfg.shards)
 
@@ -344,15 +344,9 @@ def generate(
         for i in todo:
             save(i, build_shard(cfg, spec, ctx_arrays, i))
     else:
-        import ray
+        from pokerbot.ray_util import start_ray
 
-        if not ray.is_initialized():
-            if cfg.address:
-                ray.init(address=cfg.address, ignore_reinit_error=True, log_to_driver=False)
-            else:
-                ray.init(num_cpus=cfg.workers, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
-                         runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", ""),
-                                                   "NUMBA_NUM_THREADS": "1"}})
+        ray = start_ray(cfg.address, cfg.workers, {"NUMBA_NUM_THREADS": "1"})
         task = ray.remote(build_shard)
         ctx_ref = ray.put(ctx_arrays)
         pending = {task.remote(cfg, spec, ctx_ref, i): i for i in todo}
@@ -361,7 +355,7 @@ def generate(
             for ref in done:
                 save(pending.pop(ref), ray.get(ref))
     if not mpath.is_file():
-        mpath.write_text(json.dumps(manifest, indent=2, sort_keys=True))
+        write_manifest()
     return manifest
 
 

@@ -272,7 +272,7 @@ def holdem_classes(blueprint: Any) -> str:
 
 def leafnet_dir(name: str) -> Path:
     """``$POKERBOT_HOME/leafnet/<name>``: a model's data and training run."""
-    from blueprint.storage import pokerbot_home
+    from pokerbot.files import pokerbot_home
 
     return pokerbot_home() / "leafnet" / name
 

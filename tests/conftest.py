@@ -71,14 +71,14 @@ def hunl_tiny_home(tmp_path_factory, tiny_card_abstraction: object) -> Path:
     The card abstraction is linked from the real home (built once by ``tiny_card_abstraction``); the
     blueprint is trained here, so the tests neither need ``pokerbot demo`` first nor touch the user's cache.
     """
-    from abstraction.buckets import cache_dir
     from blueprint.config import BlueprintConfig
     from blueprint.continuation import build_bias_set
     from blueprint.model import Blueprint
     from blueprint.trainer import Trainer
+    from pokerbot.files import pokerbot_home
 
     home = tmp_path_factory.mktemp("pokerbot-home")
-    (home / "abstraction").symlink_to((cache_dir() / "abstraction").resolve(), target_is_directory=True)
+    (home / "abstraction").symlink_to((pokerbot_home() / "abstraction").resolve(), target_is_directory=True)
     directory = home / "blueprints" / "hunl-tiny"
     Trainer(BlueprintConfig(name="hunl-tiny", game="hunl", cards="tiny", actions="tiny", iterations=20_000,
                             dtype="float32", chunk=10_000), directory=directory).train(progress=False)

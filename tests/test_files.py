@@ -1,14 +1,23 @@
-"""pokerbot.files: one way to find and read a TOML config, one file digest."""
+"""pokerbot.files: one way to find and read a TOML config, one home for artifacts, atomic writes, one file digest."""
 
 from __future__ import annotations
 
 import hashlib
+import os
 from pathlib import Path
 
 import pytest
 
 from pokerbot.errors import PokerbotError
-from pokerbot.files import CONFIGS_DIR, config_path, file_sha256, read_toml_config
+from pokerbot.files import (
+    CONFIGS_DIR,
+    atomic_open,
+    atomic_write_text,
+    config_path,
+    file_sha256,
+    pokerbot_home,
+    read_toml_config,
+)
 
 
 class MyError(PokerbotError):
@@ -43,3 +52,52 @@ def test_file_sha256_is_the_digest_of_the_bytes(tmp_path: Path) -> None:
     data = bytes(range(256)) * 9000  # several read blocks
     path.write_bytes(data)
     assert file_sha256(path) == hashlib.sha256(data).hexdigest()
+
+
+def test_pokerbot_home_unset_or_empty_is_the_default_and_a_tilde_is_expanded(monkeypatch: pytest.MonkeyPatch,
+                                                                              tmp_path: Path) -> None:
+    default = Path.home() / ".cache" / "pokerbot"
+    monkeypatch.delenv("POKERBOT_HOME", raising=False)
+    assert pokerbot_home() == default
+    monkeypatch.setenv("POKERBOT_HOME", "")  # set but empty: as if unset (not the current directory)
+    assert pokerbot_home() == default
+    monkeypatch.setenv("POKERBOT_HOME", "~/elsewhere")
+    assert pokerbot_home() == Path.home() / "elsewhere"
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path))
+    assert pokerbot_home() == tmp_path
+
+
+def test_a_kind_prefix_is_optional_in_a_name_and_a_missing_name_says_where_it_looked(tmp_path: Path) -> None:
+    shipped = CONFIGS_DIR / "realtime-hunl-tiny.toml"
+    for spec in ("hunl-tiny", "realtime-hunl-tiny", "realtime-hunl-tiny.toml", shipped):
+        assert config_path(spec, prefix="realtime-") == shipped
+    assert config_path("hunl-tiny") == CONFIGS_DIR / "hunl-tiny.toml"  # no prefix: the name as it is
+    with pytest.raises(MyError, match="no real-time config 'nope'") as err:
+        config_path("nope", MyError, prefix="realtime-", what="real-time config")
+    assert str(Path("nope").absolute()) in str(err.value) and str(CONFIGS_DIR / "realtime-nope.toml") in str(err.value)
+    with pytest.raises(MyError, match="no config") as err:  # a path is only a path: never looked up in configs/
+        config_path(tmp_path / "leduc.toml", MyError)
+    assert str(CONFIGS_DIR) not in str(err.value)
+
+
+def test_atomic_open_leaves_the_old_file_on_failure_and_gives_the_umask_mode(tmp_path: Path) -> None:
+    path = tmp_path / "a.txt"
+    atomic_write_text(path, "old")
+    with pytest.raises(KeyboardInterrupt), atomic_open(path) as f:
+        f.write(b"half")
+        raise KeyboardInterrupt
+    assert path.read_text() == "old" and os.listdir(tmp_path) == ["a.txt"]
+    umask = os.umask(0o027)
+    try:
+        atomic_write_text(path, "new \u2660")
+    finally:
+        os.umask(umask)
+    assert path.read_bytes() == "new \u2660".encode() and path.stat().st_mode & 0o777 == 0o640
+
+
+def test_atomic_open_takes_the_longest_file_name(tmp_path: Path) -> None:
+    """The temporary name fits wherever the file's own does (a 255-byte name, multi-byte characters cut)."""
+    for name in ("x" * 255, "\u00e9" * 127 + "x"):
+        atomic_write_text(tmp_path / name, "ok")
+        assert (tmp_path / name).read_text() == "ok"
+    assert len(os.listdir(tmp_path)) == 2

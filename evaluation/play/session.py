@@ -63,6 +63,7 @@ from evaluation.stats import win_rate
 from pokerbot.agent import Agent, legal_or_call
 from pokerbot.cards import format_card
 from pokerbot.errors import PokerbotError
+from pokerbot.files import atomic_write_text
 from pokerbot.gamedef import UNLIMITED_STACK, GameDef
 from pokerbot.protocol.deal import AcpcDeck
 from pokerbot.protocol.dealer import player0_seat_of, player_to_seat, seat_to_player
@@ -325,12 +326,7 @@ class PlaySession:
     def _write_journal(self) -> None:
         hand = self._hand
         assert hand is not None
-        tmp = self.journal_path.with_name(self.journal_path.name + ".tmp")
-        with open(tmp, "w") as f:
-            json.dump({"hand": hand.hand_id, "betting": hand.state.betting_string()}, f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, self.journal_path)
+        atomic_write_text(self.journal_path, json.dumps({"hand": hand.hand_id, "betting": hand.state.betting_string()}))
 
     def _clear_journal(self) -> None:
         try:

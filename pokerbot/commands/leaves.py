@@ -167,6 +167,7 @@ def _generative_blueprint(section: dict, source: str, directory: Path, full: Any
     import numpy as np
 
     from pokerbot.errors import PokerbotError
+    from pokerbot.npz import write_npy
     from pokerbot.solver import Solver
 
     named = section.get("blueprint")
@@ -185,9 +186,7 @@ def _generative_blueprint(section: dict, source: str, directory: Path, full: Any
     solver.run(iterations, progress=not bar_off)
     bp = solver.average_strategy()
     directory.mkdir(parents=True, exist_ok=True)
-    tmp = directory / "blueprint.tmp.npy"
-    np.save(tmp, bp)
-    tmp.replace(path)
+    write_npy(path, bp)
     return bp, f"DCFR, {iterations} iterations ({path})"
 
 

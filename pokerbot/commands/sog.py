@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from blueprint.storage import pokerbot_home
+    from pokerbot.files import pokerbot_home
     from realtime.sog.search import SoGError
     from realtime.sog.training import Trainer, load_config
 
@@ -95,7 +95,7 @@ def _train(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from pathlib import Path
 
-    from blueprint.storage import pokerbot_home
+    from pokerbot.files import pokerbot_home
     from realtime.sog.evaluate import SeedCache, evaluate_table, write_table
     from realtime.sog.search import PublicGame, SoGError
 

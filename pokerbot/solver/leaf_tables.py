@@ -36,7 +36,8 @@ from pathlib import Path
 import numpy as np
 
 from pokerbot.errors import CheckpointError
-from pokerbot.files import file_sha256
+from pokerbot.files import atomic_write_text, file_sha256
+from pokerbot.npz import write_npy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _NO_LEAVES, _perspective, _work
 from pokerbot.solver.leaves import LeafEvaluator, check_choices, leaf_layout
@@ -67,12 +68,10 @@ class PairTableEvaluator(LeafEvaluator):
         """Write ``path`` (a ``.npy`` table) and ``path.json`` (shape, tree fingerprint, checksum)."""
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + ".tmp.npy")
-        np.save(tmp, np.ascontiguousarray(self.tables, dtype=np.float64))
-        os.replace(tmp, path)
+        write_npy(path, np.ascontiguousarray(self.tables, dtype=np.float64))
         header = dict(meta or {}, shape=list(self.tables.shape), tree=tree_fingerprint(tree),
                       sha256=file_sha256(path))
-        path.with_name(path.name + ".json").write_text(json.dumps(header, indent=2, sort_keys=True))
+        atomic_write_text(path.with_name(path.name + ".json"), json.dumps(header, indent=2, sort_keys=True))
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], tree: PublicTree, verify: bool = True) -> PairTableEvaluator:

@@ -46,29 +46,32 @@ from typing import IO
 import numpy as np
 
 from pokerbot.errors import CheckpointError, GameDefError
+from pokerbot.files import atomic_open
 from pokerbot.gamedef import GameDef, parse_gamedef
 
 MAGIC = "#pokerbot-policy 1"
 
 
-def _open(path: str | os.PathLike[str], mode: str, gz: bool | None = None) -> IO[str]:
-    if gz if gz is not None else str(path).endswith(".gz"):
+def _open(path: str | os.PathLike[str], mode: str) -> IO[str]:
+    if str(path).endswith(".gz"):
         return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")  # type: ignore[arg-type]
     return open(path, mode, encoding="utf-8")
 
 
 @contextlib.contextmanager
 def _replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
-    """A text file that replaces ``path`` when the block ends, and leaves nothing behind if it fails."""
-    tmp = str(path) + ".tmp"
-    try:
-        with _open(tmp, "w", gz=str(path).endswith(".gz")) as f:
-            yield f
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.remove(tmp)
-        raise
+    """A UTF-8 text file (gzip-compressed if ``path`` ends in ``.gz``) that replaces ``path`` when the block
+    ends (:func:`~pokerbot.files.atomic_open`), and leaves nothing behind if it fails."""
+    with atomic_open(path) as raw, contextlib.ExitStack() as stack:
+        binary: IO[bytes] = raw
+        if str(path).endswith(".gz"):
+            binary = stack.enter_context(gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw))
+        text = io.TextIOWrapper(binary, encoding="utf-8")
+        try:
+            yield text
+            text.flush()
+        finally:
+            text.detach()  # the file objects below close themselves (atomic_open's after syncing it)
 
 
 def _header(game: GameDef | None, extra: Mapping[str, str] | None) -> list[str]:

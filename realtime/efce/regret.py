@@ -459,14 +459,12 @@ class RegretState:
 
     def save(self, path: str, key: str) -> None:
         """Write to ``path`` (``.npz``) atomically, tagged with ``key`` (the run's identity)."""
-        import os
+        from pokerbot.npz import write_npz
 
-        tmp = f"{path}.tmp.npz"
-        np.savez(tmp, key=np.asarray(key), iteration=self.iteration, mediator_regret=self.mediator_regret,
-                 deviator_regret=self.deviator_regret, plan_sum=self.plan_sum, deviator_sum=self.deviator_sum,
-                 weight=self.weight, recorded=np.asarray(self.recorded, np.int64), pseudo=np.asarray(self.pseudo),
-                 gap=np.asarray(self.gap), busy_seconds=self.busy_seconds)
-        os.replace(tmp, path)
+        write_npz(path, key=np.asarray(key), iteration=self.iteration, mediator_regret=self.mediator_regret,
+                  deviator_regret=self.deviator_regret, plan_sum=self.plan_sum, deviator_sum=self.deviator_sum,
+                  weight=self.weight, recorded=np.asarray(self.recorded, np.int64), pseudo=np.asarray(self.pseudo),
+                  gap=np.asarray(self.gap), busy_seconds=self.busy_seconds)
 
     @staticmethod
     def load(path: str, key: str) -> RegretState:

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import csv
 import hashlib
-import os
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
@@ -25,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from pokerbot.files import atomic_write_text
 from pokerbot.solver import exploitability
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError, ValueFunction
@@ -172,11 +172,9 @@ def _compute(
         for i, job in zip(ids, jobs):
             yield i, local.run(job)
         return
-    import ray
+    from pokerbot.ray_util import start_ray
 
-    if not ray.is_initialized():
-        ray.init(num_cpus=workers, include_dashboard=False, ignore_reinit_error=True, log_to_driver=False,
-                 runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}})
+    ray = start_ray(num_cpus=workers)
     remote = ray.remote(num_cpus=1)(_RemoteEvaluator)
     actors = [remote.remote(game.game.name, exact_iterations) for _ in range(min(workers, len(jobs)))]
     pending: dict[Any, int] = {}
@@ -246,9 +244,9 @@ def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
     for name, value in BASELINES.get(game, {}).items():
         lines.append(f"| paper: {name} | | | {value:g} | | |")
     text = "\n".join(lines) + "\n"
-    (out / "eval.md").write_text(text)
+    atomic_write_text(out / "eval.md", text)
     csv = ["search,seed,mbb"] + [f"{r.settings.label},{i},{x:.4f}" for r in rows for i, x in enumerate(r.figures)]
-    (out / "eval.csv").write_text("\n".join(csv) + "\n")
+    atomic_write_text(out / "eval.csv", "\n".join(csv) + "\n")
     import matplotlib
 
     matplotlib.use("Agg")
@@ -300,8 +298,8 @@ def snapshot_curves(
             curves[st.label].append((int(snap.stem.split("-")[1]), min(figures), float(np.mean(figures)), max(figures)))
     lines = ["search,step,min_mbb,mean_mbb,max_mbb"] + [
         f"{label},{p[0]},{p[1]:.3f},{p[2]:.3f},{p[3]:.3f}" for label, pts in curves.items() for p in pts]
-    (run_dir / "curves.csv").write_text("\n".join(lines) + "\n")
-    (run_dir / "curves.md").write_text(curves_table(curves, game.game.name, seeds))
+    atomic_write_text(run_dir / "curves.csv", "\n".join(lines) + "\n")
+    atomic_write_text(run_dir / "curves.md", curves_table(curves, game.game.name, seeds))
     _plot_curves(curves, run_dir / "curves.png", game.game.name, seeds)
     return curves
 

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from pokerbot.errors import CheckpointError
-from pokerbot.files import read_toml_config
+from pokerbot.files import atomic_open, atomic_write_text, read_toml_config
 from realtime.sog.network import CVPN, NetworkValue, default_device
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError
@@ -168,15 +168,9 @@ class _RayActors:
     """Work units on ray actors (one per worker), each holding its own copy of the game."""
 
     def __init__(self, game: PublicGame, cfg: TrainConfig) -> None:
-        import ray
+        from pokerbot.ray_util import start_ray
 
-        self.ray = ray
-        if not ray.is_initialized():
-            if cfg.ray_address:
-                ray.init(address=cfg.ray_address, ignore_reinit_error=True)
-            else:
-                ray.init(num_cpus=max(cfg.workers, 1), include_dashboard=False, ignore_reinit_error=True,
-                         log_to_driver=False, runtime_env={"env_vars": {"PYTHONPATH": os.environ.get("PYTHONPATH", "")}})
+        self.ray = ray = start_ray(cfg.ray_address, cfg.workers)
         remote = ray.remote(num_cpus=1)(_RemoteActor)
         self.actors = [remote.remote(cfg) for _ in range(cfg.workers)]
         self.free = list(self.actors)
@@ -286,9 +280,8 @@ class Trainer:
             "config": dataclasses.asdict(self.cfg), "rng": self.rng.bit_generator.state,
             "buffer": {f: getattr(self.buffer, f) for f in ("x", "value", "value_mask", "policy", "policy_mask", "actor")},
         }
-        tmp = self.checkpoint_path.with_suffix(".tmp")
-        torch.save(data, tmp)
-        os.replace(tmp, self.checkpoint_path)
+        with atomic_open(self.checkpoint_path) as f:
+            torch.save(data, f)
 
     def load(self) -> None:
         net, data = load_network(self.checkpoint_path)
@@ -348,8 +341,9 @@ class Trainer:
         """Save the current network as ``nets/step-<N>.pt`` (for curves under several SoG(s, c) later)."""
         path = self.directory / "nets" / f"step-{self.step:07d}.pt"
         path.parent.mkdir(exist_ok=True)
-        torch.save({"spec": self.net.spec(), "model": self.net.state_dict(), "step": self.step,
-                    "config": dataclasses.asdict(self.cfg)}, path)
+        with atomic_open(path) as f:
+            torch.save({"spec": self.net.spec(), "model": self.net.state_dict(), "step": self.step,
+                        "config": dataclasses.asdict(self.cfg)}, f)
         return path
 
     def evaluate(self) -> tuple[float, float, float]:
@@ -427,7 +421,7 @@ class Trainer:
         if not self.curve:
             return
         lines = ["step,min_mbb,mean_mbb,max_mbb"] + [f"{s},{a:.3f},{b:.3f},{c:.3f}" for s, a, b, c in self.curve]
-        (self.directory / "curve.csv").write_text("\n".join(lines) + "\n")
+        atomic_write_text(self.directory / "curve.csv", "\n".join(lines) + "\n")
         plot_curve(self.curve, self.directory / "curve.png", self.cfg.game,
                    f"{self.cfg.name}: SoG({self.cfg.eval_simulations},{self.cfg.eval_c:g}), {self.cfg.eval_seeds} seeds")
 
