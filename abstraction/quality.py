@@ -123,13 +123,13 @@ def nlfh_small_exploitability(
     """
     import time
 
-    from abstraction.actions import BetMenu
     from abstraction.kmeans import kmeans
     from pokerbot.gamedef import load_game
+    from pokerbot.menus import PotFractionMenu
     from pokerbot.solver import Solver, build_tree, exploitability
 
     game = load_game("nlfh-small")
-    menu = bet_menu or BetMenu.tiny()
+    menu = bet_menu or PotFractionMenu.tiny()
     tree = build_tree(game, menu)
     t0 = time.perf_counter()
     solver = Solver(tree, algorithm, alternating=False)

@@ -10,7 +10,7 @@ monotonically in between, depends on sizes only as pot fractions (scale
 invariance) and is continuous in ``x``, ``A`` and ``B`` (robustness) -- the
 axioms of the paper, tested in ``tests/test_abstraction_actions.py``.
 
-Sizes here use the bet-menu convention of :mod:`abstraction.actions`: a raise
+Sizes here use the bet-menu convention of :mod:`pokerbot.menus`: a raise
 to ``s`` is the fraction ``(s - max_spent) / (pot after calling)``. Check/call
 is the bet of fraction 0, so it brackets the menu from below: a raise smaller
 than the menu's smallest raise ``B`` maps to call with probability
@@ -33,8 +33,8 @@ import random
 from collections.abc import Sequence
 from typing import Protocol
 
-from abstraction.actions import BetMenu, fraction_of_raise
 from pokerbot.errors import IllegalActionError
+from pokerbot.menus import PotFractionMenu, fraction_of_raise
 from pokerbot.state import CALL, RAISE, Action, ActionType, State, raise_to
 
 __all__ = ["bracket", "pseudo_harmonic", "translate", "translation_probabilities"]
@@ -91,7 +91,7 @@ def bracket(x: float, points: Sequence[float]) -> list[tuple[int, float]]:
     raise AssertionError("unreachable: x < points[last]")
 
 
-def translation_probabilities(state: State, action: Action, menu: BetMenu) -> list[tuple[Action, float]]:
+def translation_probabilities(state: State, action: Action, menu: PotFractionMenu) -> list[tuple[Action, float]]:
     """The menu actions ``action`` maps to and their probabilities (one or two entries).
 
     A raise below the smallest menu raise is bracketed by call (fraction 0).
@@ -112,7 +112,7 @@ def translation_probabilities(state: State, action: Action, menu: BetMenu) -> li
     return [(options[i], p) for i, p in bracket(fraction_of_raise(state, action.size), points)]
 
 
-def translate(state: State, action: Action, menu: BetMenu, rng: _Rng | None = None) -> Action:
+def translate(state: State, action: Action, menu: PotFractionMenu, rng: _Rng | None = None) -> Action:
     """Map a legal real action at ``state`` onto ``menu`` (randomized pseudo-harmonic mapping).
 
     ``rng`` is anything with ``.random()`` (``random.Random(seed)``,
@@ -121,7 +121,7 @@ def translate(state: State, action: Action, menu: BetMenu, rng: _Rng | None = No
     >>> from pokerbot.gamedef import load_game
     >>> from pokerbot.state import State, raise_to
     >>> s = State.initial(load_game("hunl"))
-    >>> str(translate(s, raise_to(20000), BetMenu.tiny(), random.Random(0)))
+    >>> str(translate(s, raise_to(20000), PotFractionMenu.tiny(), random.Random(0)))
     'r20000'
     """
     options = translation_probabilities(state, action, menu)

@@ -47,7 +47,7 @@ def exact_table() -> None:
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
     from realtime.exact import blueprint_exploitability, exploitability
-    from realtime.subgame import BlueprintPolicy
+    from blueprint.policy import BlueprintPolicy
 
     rich = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
     with tempfile.TemporaryDirectory() as d:
@@ -105,7 +105,7 @@ def exact_flop_holdem(ranks: int = 6, gadgets: tuple[str, ...] = ("resolve", "un
     from realtime.config import RealtimeConfig
     from realtime.exact import (blueprint_exploitability, blueprint_from_strategy, eval_tree, exact_leaves,
                                 exploitability, head_to_head, small_deck_game)
-    from realtime.subgame import BlueprintPolicy
+    from blueprint.policy import BlueprintPolicy
 
     rich = PotFractionMenu((0.5, 0.75), True, 2)
     with tempfile.TemporaryDirectory() as d:

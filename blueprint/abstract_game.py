@@ -64,7 +64,7 @@ def legal_menu(state: State) -> list[Action]:
     ['c', 'r']
     """
     if state.game.nolimit:
-        raise AbstractGameError("a no-limit game needs a bet menu (for example abstraction.actions.BetMenu)")
+        raise AbstractGameError("a no-limit game needs a bet menu (for example pokerbot.menus.PotFractionMenu)")
     return limit_menu(state)
 
 

@@ -8,7 +8,7 @@ and how the run is driven::
     name = "leduc"
     [abstraction]
     cards = "lossless"        # or a preset of abstraction.buckets: "tiny", "default"
-    actions = "legal"         # limit games; or "tiny", "default" (abstraction.actions.BetMenu), "pot_allin"
+    actions = "legal"         # limit games; or "tiny", "default" (pokerbot.menus.PotFractionMenu), "pot_allin"
     [mccfr]
     iterations = 1_000_000
     seed = 0

@@ -37,7 +37,7 @@ The rule, for each real action in turn:
    all count), ties to the lower node id. The draw between the two bracketing
    actions is not redone among the fitting ones: that would turn every small
    raise the tree cannot read as a call back into the larger size (after two
-   raises in ``BetMenu.tiny()``, into all-in).
+   raises in ``PotFractionMenu.tiny()``, into all-in).
 
 So after every real action of an unfinished hand the position is a decision
 node of the real player to act, in the real round: an agent always has a
@@ -50,9 +50,9 @@ kind) and how many times the ``nearest`` state was taken.
 
 >>> from pokerbot.gamedef import load_game
 >>> from pokerbot.state import raise_to
->>> from abstraction.actions import BetMenu
+>>> from pokerbot.menus import PotFractionMenu
 >>> game = load_game("hunl")
->>> tree = AbstractGame.build(game, (1, 1, 1, 1), BetMenu.tiny())
+>>> tree = AbstractGame.build(game, (1, 1, 1, 1), PotFractionMenu.tiny())
 >>> mapper = TreeMapper(tree, rng=0)
 >>> real = State.initial(game).apply(raise_to(300))   # on the menu: the pot raise
 >>> p = mapper.follow(real)

@@ -4,8 +4,7 @@ Card abstractions: ``"lossless"`` (:class:`~blueprint.lossless.LosslessAbstracti
 small games) or a preset of :func:`abstraction.buckets.load_abstraction`
 (``"tiny"``, ``"default"``; hold'em). Action abstractions: ``"legal"`` (limit
 games), ``"pot_allin"`` (:data:`~blueprint.abstract_game.pot_allin_menu`) or a
-preset of :class:`pokerbot.menus.PotFractionMenu` (``"tiny"``, ``"default"``; the
-action abstraction calls it ``abstraction.actions.BetMenu``).
+preset of :class:`pokerbot.menus.PotFractionMenu` (``"tiny"``, ``"default"``).
 
 A :class:`Blueprint` is the abstract tree, the average strategy (float32, one
 number per infoset action) and the names of its abstractions, so it can be
@@ -24,11 +23,12 @@ import numpy as np
 from blueprint.abstract_game import DECISION, AbstractGame, BetMenuFn, legal_menu, pot_allin_menu
 from blueprint.lossless import AbstractionError, LosslessAbstraction
 from blueprint.storage import load_arrays, save_arrays
+from pokerbot.actions import action_text
 from pokerbot.cards import format_cards
 from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.menus import PotFractionMenu
-from pokerbot.infoset import Policy, action_label
+from pokerbot.infoset import Policy
 
 
 class CardBuckets(Protocol):
@@ -140,7 +140,7 @@ def export_policy(tree: AbstractGame, cards: LosslessAbstraction, probs: np.ndar
     policy: dict[str, dict[str, float]] = {}
     for node, betting in tree.decision_nodes():
         r = int(tree.round[node])
-        labels = [action_label(a) for a in tree.actions(node)]
+        labels = [action_text(a, tree.game.nolimit) for a in tree.actions(node)]
         a_n = len(labels)
         game = tree.game
         for b, views in enumerate(cards.members[r]):

@@ -27,9 +27,10 @@ from __future__ import annotations
 import gc
 from dataclasses import dataclass, field
 
+from pokerbot.actions import Action, action_text
 from pokerbot.errors import PokerbotError, SolverError
-from pokerbot.menus import BetMenuFn, action_text
-from pokerbot.state import Action, State
+from pokerbot.menus import BetMenuFn
+from pokerbot.state import State
 
 __all__ = [
     "CHANCE",

@@ -7,7 +7,8 @@ the board grouped by round, and the betting string::
 
 Kuhn "Ks:r", Leduc "Kh/Qs:r2c/" is not possible (limit) but "Kh/Qs:rc/r" is,
 HUNL "AsKd/2c3c4c:r300c/". An action is labelled by its ACPC text: "f", "c",
-"r" (limit) or "r<raise-to>" (no-limit). A strategy is a mapping from keys to
+"r" (limit) or "r<raise-to>" (no-limit), as :func:`pokerbot.actions.action_text`
+writes it. A strategy is a mapping from keys to
 {label: probability}; strategy files of :mod:`pokerbot.solver` store exactly that.
 
 >>> from pokerbot.gamedef import load_game
@@ -24,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from pokerbot.cards import format_cards
-from pokerbot.state import Action, State
+from pokerbot.state import State
 
 #: A behaviour strategy: information-set key -> {action label: probability}.
 Policy = Mapping[str, Mapping[str, float]]
@@ -42,8 +43,3 @@ def board_text(state: State) -> str:
 def infoset_key(state: State, player: int) -> str:
     """The key of ``player``'s information set in ``state`` (its hole cards must be known)."""
     return f"{format_cards(state.hole_cards[player])}{board_text(state)}:{state.betting_string()}"
-
-
-def action_label(action: Action) -> str:
-    """The ACPC text of an action: 'f', 'c', 'r' or 'r<size>'."""
-    return str(action)

@@ -39,7 +39,6 @@ __all__ = [
     "BetMenuFn",
     "MenuError",
     "PotFractionMenu",
-    "action_text",
     "fraction_of_raise",
     "limit_menu",
     "menu_from_spec",
@@ -74,13 +73,6 @@ def fraction_of_raise(state: State, size: int) -> float:
     """Inverse of :func:`raise_size_for_fraction`: the pot fraction of a raise to ``size``."""
     pot_after_call = state.pot + state.to_call()
     return (size - state.max_spent) / pot_after_call
-
-
-def action_text(action: Action, nolimit: bool) -> str:
-    """The action label of the interchange format: 'f', 'c', 'r' (limit) or 'r<size>'."""
-    if action.kind == ActionType.RAISE:
-        return f"r{action.size}" if nolimit else "r"
-    return action.kind.char
 
 
 def limit_menu(state: State) -> list[Action]:

@@ -7,6 +7,10 @@ raise caps, round transitions, all-in run-outs, and showdowns with side and
 split pots. Cards are optional, so the same class serves the dealer (every card
 known), a player (own cards known) and game-tree builders (no cards).
 
+Actions and their ACPC text live in :mod:`pokerbot.actions`; this module imports
+:class:`Action`, :class:`ActionType`, ``FOLD``, ``CALL``, ``RAISE`` and
+:func:`raise_to` from there, so ``from pokerbot.state import Action`` gives the same objects.
+
 >>> from pokerbot.gamedef import load_game
 >>> s = State.initial(load_game("hunl"))
 >>> s.current_player, s.raise_bounds()
@@ -19,71 +23,19 @@ known), a player (own cards known) and game-tree builders (no cards).
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
-from enum import IntEnum
 
+from pokerbot.actions import CALL, FOLD, RAISE, Action, ActionType, betting_actions, betting_text, raise_to
 from pokerbot.cards import check_distinct
 from pokerbot.errors import BettingStringError, IllegalActionError
 from pokerbot.gamedef import GameDef
 
+__all__ = ["CALL", "FOLD", "MAX_ACTIONS_PER_ROUND", "RAISE", "Action", "ActionType", "State", "raise_to"]
+
 #: The ACPC server refuses a raise when a round's actions would pass this count.
 MAX_ACTIONS_PER_ROUND = 64
 
-
-class ActionType(IntEnum):
-    FOLD = 0
-    CALL = 1  # also check
-    RAISE = 2  # also bet
-
-    @property
-    def char(self) -> str:
-        return "fcr"[self]
-
-
 # Plain ints for the hot paths (comparing with an IntEnum member means an attribute look-up).
 _FOLD, _CALL, _RAISE = 0, 1, 2
-
-
-@dataclass(frozen=True, slots=True)
-class Action:
-    """An action. ``size`` is the no-limit raise-to total (chips in the pot after it); 0 otherwise."""
-
-    kind: ActionType
-    size: int = 0
-
-    def __str__(self) -> str:
-        if self.kind == ActionType.RAISE and self.size:
-            return f"r{self.size}"
-        return self.kind.char
-
-
-FOLD = Action(ActionType.FOLD)
-CALL = Action(ActionType.CALL)
-#: A limit raise (the game fixes its size).
-RAISE = Action(ActionType.RAISE)
-_PLAIN_ACTIONS = (FOLD, CALL, RAISE)
-
-
-def raise_to(size: int) -> Action:
-    """A no-limit raise to a total of ``size`` chips in the pot for the raiser."""
-    return Action(ActionType.RAISE, int(size))
-
-
-def parse_action(text: str, nolimit: bool) -> tuple[Action, int]:
-    """Parse one action at the start of ``text``; return it and the characters used."""
-    if not text:
-        raise BettingStringError("empty action")
-    kind = "fcr".find(text[0])
-    if kind < 0:
-        raise BettingStringError(f"unknown action character {text[0]!r}")
-    if kind == ActionType.RAISE and nolimit:
-        end = 1
-        while end < len(text) and text[end] in "0123456789":  # ASCII only: str.isdigit takes '²'
-            end += 1
-        if end == 1:
-            raise BettingStringError(f"no-limit raise without a size in {text!r}")
-        return raise_to(int(text[1:end])), end
-    return _PLAIN_ACTIONS[kind], 1
 
 
 _new_state = object.__new__
@@ -175,18 +127,12 @@ class State:
     ) -> State:
         """Replay an ACPC betting string ("r300c/cr600f"); rounds separated by '/'."""
         state = cls.initial(game, hand_id, hole_cards, board_cards)
-        i = 0
-        while i < len(betting):
-            if betting[i] == "/":
-                i += 1
-                continue
-            action, used = parse_action(betting[i:], game.nolimit)
+        for i, action in betting_actions(betting, game.nolimit):
             if not state.is_legal(action):
                 raise BettingStringError(
                     f"illegal action {action} at position {i} of betting string {betting!r}"
                 )
             state = state.apply(action)
-            i += used
         return state
 
     def _copy(self) -> State:
@@ -444,13 +390,13 @@ class State:
 
     def betting_string(self) -> str:
         """The ACPC betting string: rounds up to the current one joined by '/'."""
-        return "/".join("".join(str(a) for _, a in rnd) for rnd in self.history[: self.round + 1])
+        return betting_text([[a for _, a in rnd] for rnd in self.history[: self.round + 1]])
 
     def describe_legal(self) -> str:
         parts = [k.char for k in self.legal_kinds() if k != ActionType.RAISE]
         bounds = self.raise_bounds()
         if bounds is not None:
-            parts.append(f"r{bounds[0]}..r{bounds[1]}" if self.game.nolimit else "r")
+            parts.append(f"{raise_to(bounds[0])}..{raise_to(bounds[1])}" if self.game.nolimit else str(RAISE))
         return ",".join(parts) or "none"
 
     def is_showdown(self) -> bool:

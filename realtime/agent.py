@@ -59,27 +59,23 @@ import numpy as np
 
 from blueprint.agent import resolve_path
 from blueprint.model import Blueprint
-from blueprint.storage import pokerbot_home
+from blueprint.policy import BlueprintPolicy
+from pokerbot.actions import action_from_text, action_text
 from pokerbot.agent import Agent, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
+from pokerbot.files import pokerbot_home
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
+from pokerbot.npz import write_npy
 from pokerbot.solver.best_response import uniform_strategy
 from pokerbot.solver.gadgets import SubgameSolver, alternative_values, gifts, reach_at
 from pokerbot.solver.leaves import LeafEvaluator
-from pokerbot.solver.tree import PublicTree, action_text, build_tree
-from pokerbot.state import Action, State, parse_action
+from pokerbot.solver.navigate import find_node
+from pokerbot.solver.tree import PublicTree, build_tree, hand_universe
+from pokerbot.state import Action, State
 from realtime.config import RealtimeConfig, RoundConfig
 from realtime.network_leaves import agent_leaf_model, make_leaf_evaluator
-from realtime.subgame import (
-    BlueprintPolicy,
-    SubgameMenu,
-    blueprint_on_tree,
-    find_node,
-    hand_universe,
-    public_key,
-    sampled_equity,
-)
+from realtime.subgame import SubgameMenu, blueprint_on_tree, public_key, sampled_equity
 
 log = logging.getLogger("realtime")
 
@@ -311,9 +307,7 @@ class Resolver:
             strategy = solver.strategy()
             if cached is not None:
                 cached.parent.mkdir(parents=True, exist_ok=True)
-                tmp = cached.with_suffix(".tmp.npy")
-                np.save(tmp, strategy)
-                tmp.replace(cached)
+                write_npy(cached, strategy)
         min_margin = float("nan")
         if self.check_margins and gadget != "unsafe":
             min_margin = float(solver.margins(strategy).min())
@@ -381,7 +375,7 @@ def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np
     nh = tree.num_hands[int(tree.player[node])]
     off = int(tree.slot[node])
     probs = solution.strategy[off : off + len(labels) * nh].reshape(len(labels), nh).copy()
-    return [parse_action(lab, nolimit)[0] for lab in labels], probs
+    return [action_from_text(lab, nolimit) for lab in labels], probs
 
 
 class RealtimeAgent(Agent):

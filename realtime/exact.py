@@ -28,12 +28,13 @@ from pathlib import Path
 import numpy as np
 
 from blueprint.model import Blueprint, make_cards
+from blueprint.policy import BlueprintPolicy
+from pokerbot.actions import action_text
 from pokerbot.solver.best_response import best_response_values, expected_value, uniform_strategy
-from pokerbot.solver.gadgets import node_state
-from pokerbot.solver.tree import PublicTree, action_text, build_tree
+from pokerbot.solver.navigate import node_state
+from pokerbot.solver.tree import PublicTree, build_tree, hand_universe
 from pokerbot.state import CALL, FOLD, Action, State, raise_to
 from realtime.agent import Decision, Resolver
-from realtime.subgame import BlueprintPolicy, hand_universe
 
 Menu = Callable[[State], list[Action]]
 
@@ -182,13 +183,14 @@ def exact_leaves(resolver: Resolver) -> Resolver:
 def small_deck_game(ranks: int, directory: str | Path) -> Path:
     """``nlfh-small`` (no-limit flop hold'em, 3 suits, 20 big blinds) with ``ranks`` ranks, written as a .game file
     in ``directory``: ``ranks = 6`` is nlfh-small itself; 3 ranks (9 cards, 36 hands, 35 flops) measures in minutes."""
+    from pokerbot.files import atomic_write_text
     from pokerbot.gamedef import load_game
 
     text = load_game("nlfh-small").to_text()
     if "numRanks = 6" not in text:
         raise ValueError("nlfh-small's definition changed: it no longer has numRanks = 6")
     path = Path(directory) / f"nlfh-{ranks}ranks.game"
-    path.write_text(text.replace("numRanks = 6", f"numRanks = {ranks}"))
+    atomic_write_text(path, text.replace("numRanks = 6", f"numRanks = {ranks}"))
     return path
 
 
@@ -200,7 +202,6 @@ def blueprint_from_strategy(blueprint: Blueprint, tree: PublicTree, strat: np.nd
 
     from blueprint.abstract_game import DECISION as ABSTRACT_DECISION
     from blueprint.mapping import TreeMapper
-    from pokerbot.solver.gadgets import node_state
 
     cards = make_cards(blueprint.cards_name, blueprint.game)
     members = getattr(cards, "members", None)

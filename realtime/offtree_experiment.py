@@ -39,13 +39,15 @@ import numpy as np
 
 from abstraction.translation import pseudo_harmonic
 from blueprint.continuation import self_generative
+from pokerbot.actions import ActionType, action_from_text
 from pokerbot.gamedef import GameDef, load_game
+from pokerbot.menus import BetMenuFn, fraction_of_raise
 from pokerbot.solver import PotFractionMenu, Solver, build_tree, uniform_strategy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import best_response_values
 from pokerbot.solver.gadgets import GADGETS, SubgameSolver
 from pokerbot.solver.leaf_tables import PairTableEvaluator, embed_strategy, leaf_nodes_in_full_tree
-from pokerbot.solver.tree import CHANCE, DECISION, LEAF, BetMenu, PublicTree, SolverError
+from pokerbot.solver.tree import CHANCE, DECISION, LEAF, PublicTree, SolverError
 from pokerbot.state import State
 
 
@@ -142,7 +144,7 @@ ROUND2_NAMES = {
 }
 
 
-def round2_tree(game: GameDef, menu: BetMenu, leaf_state: State) -> PublicTree:
+def round2_tree(game: GameDef, menu: BetMenuFn, leaf_state: State) -> PublicTree:
     """The rest of the game below a round-1 leaf: a tree that starts with the next round's deal."""
     return build_tree(game, menu, root=leaf_state, deal_at_root=True)
 
@@ -228,12 +230,12 @@ def fig1(
     root_labels = g_full.node_labels(0)
     abs_labels = abs_full.node_labels(0)
     mid = next(lab for lab in root_labels if lab not in abs_labels)
-    raises = [lab for lab in abs_labels if lab.startswith("r")]
+    raises = [lab for lab in abs_labels if action_from_text(lab, game.nolimit).kind == ActionType.RAISE]
     small, big = raises[0], raises[1]
     mid_node = _child_by_label(g_full, 0, mid)
     base = embed_strategy(abs_full, bp, g_full, uniform_strategy(g_full))
     root = State.initial(game)
-    frac = {lab: (int(lab[1:]) - root.max_spent) / (root.pot + root.to_call()) for lab in (small, mid, big)}
+    frac = {lab: fraction_of_raise(root, action_from_text(lab, game.nolimit).size) for lab in (small, mid, big)}
     p_small = pseudo_harmonic(frac[small], frac[big], frac[mid])
 
     rows: list[tuple[str, float]] = []

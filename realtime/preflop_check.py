@@ -22,6 +22,8 @@ import numpy as np
 
 from blueprint.abstract_game import DECISION, FOLD_NODE
 from blueprint.model import Blueprint, make_cards
+from pokerbot.actions import action_text
+from pokerbot.solver.tree import hand_universe
 from pokerbot.state import State
 
 #: Small-blind classes of hunl-tiny's preflop buckets: 42o, 32o, 72s, T2o, 62o (mostly folded by the blueprint),
@@ -37,7 +39,7 @@ def table_action_values(blueprint: Blueprint, table, classes: Sequence[int]) -> 
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
     from realtime.preflop_values import PreflopTableEvaluator
-    from realtime.subgame import blueprint_on_tree, hand_universe
+    from realtime.subgame import blueprint_on_tree
 
     game = blueprint.game
     # the agent's own preflop subgame at the root (its menu, its preflop all-in equities), valued by `table`
@@ -77,8 +79,6 @@ def monte_carlo_action_values(blueprint: Blueprint, classes: Sequence[int], labe
     the blueprint playing both seats on its abstract tree with real cards (see the module)."""
     from blueprint.values import bucket_rows, hole_buckets
     from pokerbot.evaluator import evaluate_batch
-    from pokerbot.menus import action_text
-    from realtime.subgame import hand_universe
 
     game, tree = blueprint.game, blueprint.tree
     cards = make_cards(blueprint.cards_name, game)
@@ -130,7 +130,6 @@ def main(argv: Sequence[str] | None = None) -> None:
     from blueprint.continuation import bias_strategies
     from pokerbot.cards import format_cards
     from realtime.preflop_values import FlopStartTable
-    from realtime.subgame import hand_universe
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--blueprint", default="hunl-tiny")

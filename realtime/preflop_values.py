@@ -42,16 +42,16 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-import os
 from collections.abc import Sequence
 
 import numpy as np
 from numba import njit
 
 from blueprint.abstract_game import DECISION, FOLD_NODE, SHOWDOWN
-from blueprint.storage import pokerbot_home
+from pokerbot.files import pokerbot_home
+from pokerbot.npz import write_npy
 from pokerbot.solver.leaves import check_choices
-from pokerbot.solver.tree import PublicTree, SolverError
+from pokerbot.solver.tree import PublicTree, SolverError, hand_universe
 from realtime.network_leaves import ClassPairLeaves
 
 log = logging.getLogger(__name__)
@@ -101,7 +101,6 @@ def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> n
     against AA are as well estimated as common ones; uniform deals give them tens)."""
     from abstraction.isomorphism import hand_index_batch
     from blueprint.values import hole_buckets
-    from realtime.subgame import hand_universe
 
     hands = np.ascontiguousarray(hand_universe(game), dtype=np.int64)
     deck = sorted(game.deck())
@@ -183,7 +182,6 @@ def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_0
     from abstraction.isomorphism import hand_index_batch
     from blueprint.values import hole_buckets
     from pokerbot.evaluator import evaluate_batch
-    from realtime.subgame import hand_universe
 
     hands = np.asarray(hand_universe(game), dtype=np.int64)
     pre_all = hole_buckets(cards, hands)
@@ -338,9 +336,7 @@ class FlopStartTable:
         self.values = out
         if cache:
             path.parent.mkdir(parents=True, exist_ok=True)
-            tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-            np.save(tmp, out)
-            os.replace(tmp, path)
+            write_npy(path, out)
 
     def _postflop_correction(self, strategies: np.ndarray, markov: np.ndarray, flop_nodes: np.ndarray, cards,  # type: ignore[no-untyped-def]
                              deals_per_pair: int, seed: int) -> np.ndarray:
@@ -361,8 +357,6 @@ class FlopStartTable:
         log.info("flop-start table: exact postflop values of every pair of hands on %d boards x %d strategies "
                  "(once per blueprint; minutes)", deals_per_pair, len(norm))
         from tqdm import tqdm
-
-        from realtime.subgame import hand_universe
 
         total = len(disjoint_pairs(np.asarray(hand_universe(self.blueprint.game)))[0]) * deals_per_pair
         with tqdm(total=total, unit="deal", unit_scale=True, desc="flop-start table", disable=None) as bar:
@@ -398,7 +392,7 @@ class PreflopTableEvaluator(ClassPairLeaves):
         if tree.root_state.round != 0 or tree.last_round != 0:
             raise SolverError("a flop-start table values preflop subgames cut at the end of the preflop (depth_limit 0)")
         if not np.array_equal(tree.hands[0], tree.hands[1]):
-            raise SolverError("a flop-start table needs both players on one hand list (realtime.subgame.hand_universe)")
+            raise SolverError("a flop-start table needs both players on one hand list (pokerbot.solver.tree.hand_universe)")
         self.us = us
         choices = [1, 1]
         choices[1 - us] = table.num_choices
@@ -424,11 +418,10 @@ class PreflopTableEvaluator(ClassPairLeaves):
 
 def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, cache: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
     """``E[h0, h1]`` = P(h0 wins) - P(h0 loses) all-in before the flop, over the hands of
-    :func:`realtime.subgame.hand_universe` (0 where they share a card), from ``samples`` uniform boards
+    :func:`pokerbot.solver.tree.hand_universe` (0 where they share a card), from ``samples`` uniform boards
     (seeded); cached in ``$POKERBOT_HOME/realtime-tables/``. 4,000 boards: ~5 s once."""
     from pokerbot.solver.payoffs import equity_matrix
     from pokerbot.solver.strength import hand_strengths
-    from realtime.subgame import hand_universe
 
     hands = np.ascontiguousarray(hand_universe(game), dtype=np.int64)
     path = pokerbot_home() / "realtime-tables" / f"preflop-equity-{game.name}-{len(hands)}-{samples}-{seed}.npy"
@@ -447,9 +440,7 @@ def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, ca
     out /= samples * math.comb(n - 2 * game.num_hole_cards, need) / math.comb(n, need)
     if cache:
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp.npy")
-        np.save(tmp, out.astype(np.float32))
-        os.replace(tmp, path)
+        write_npy(path, out.astype(np.float32))
     return out
 
 

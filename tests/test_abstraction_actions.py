@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstraction.actions import BetMenu, fraction_of_raise, raise_size_for_fraction
+from abstraction.actions import fraction_of_raise, raise_size_for_fraction
 from abstraction.translation import pseudo_harmonic, translate, translation_probabilities
 from pokerbot.errors import IllegalActionError
 from pokerbot.gamedef import load_game
+from pokerbot.menus import PotFractionMenu
 from pokerbot.state import CALL, FOLD, RAISE, ActionType, State, raise_to
 
 HUNL = load_game("hunl")
@@ -33,7 +34,7 @@ def test_pot_fraction_convention():
 
 
 def test_tiny_menu_on_hunl():
-    menu = BetMenu.tiny()
+    menu = PotFractionMenu.tiny()
     s = State.initial(HUNL)
     assert labels(menu(s)) == ["f", "c", "r300", "r20000"]
     s = s.apply(raise_to(300))
@@ -45,27 +46,27 @@ def test_tiny_menu_on_hunl():
 
 
 def test_min_raise_clamp_and_dedup():
-    menu = BetMenu({0: [[0.1, 0.2, 1.0]]})
+    menu = PotFractionMenu({0: [[0.1, 0.2, 1.0]]})
     s = State.initial(HUNL)
     # 0.1 and 0.2 of 200 are below the minimum raise-to of 200: both clamp to 200, once
     assert labels(menu(s)) == ["f", "c", "r200", "r300", "r20000"]
     # stack limit: a big raise becomes all-in, merged with the all-in entry
     s = State.from_betting(HUNL, "r8000")
-    assert labels(BetMenu({0: [[1.0, 3.0]]})(s)) == ["f", "c", "r20000"]
+    assert labels(PotFractionMenu({0: [[1.0, 3.0]]})(s)) == ["f", "c", "r20000"]
     # no raise left when the opponent is all-in
     s = State.from_betting(HUNL, "r20000")
     assert labels(menu(s)) == ["f", "c"]
     # without all-in
-    assert labels(BetMenu({0: [[1.0]]}, allin=False)(State.initial(HUNL))) == ["f", "c", "r300"]
+    assert labels(PotFractionMenu({0: [[1.0]]}, allin=False)(State.initial(HUNL))) == ["f", "c", "r300"]
 
 
 def test_depth_and_round_fallback():
-    menu = BetMenu({0: [[1.0], [2.0]], 2: [[0.5]]})
+    menu = PotFractionMenu({0: [[1.0], [2.0]], 2: [[0.5]]})
     assert menu.fractions_at(0, 0) == (1.0,)
     assert menu.fractions_at(0, 5) == (2.0,)  # deeper than listed: the last list
     assert menu.fractions_at(1, 0) == (1.0,)  # round 1 falls back to round 0
     assert menu.fractions_at(3, 0) == (0.5,)
-    d = BetMenu.default()
+    d = PotFractionMenu.default()
     assert len(d.fractions_at(1, 0)) == 4 and d.fractions_at(1, 3) == ()
 
 
@@ -77,25 +78,25 @@ def _check_limit_menus(menu) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_limit_games_get_every_legal_kind():
-    _check_limit_menus(BetMenu.default())
+    _check_limit_menus(PotFractionMenu.default())
     with pytest.raises(AssertionError, match="hulhe"):  # negative control: a menu that never folds fails
         _check_limit_menus(lambda s: [CALL, RAISE])
     s = State.initial(load_game("kuhn"))
-    assert BetMenu.tiny()(s) == [CALL, RAISE]
+    assert PotFractionMenu.tiny()(s) == [CALL, RAISE]
 
 
 def test_bad_menus_are_rejected():
     with pytest.raises(IllegalActionError, match="positive"):
-        BetMenu({0: [[0.0]]})
+        PotFractionMenu({0: [[0.0]]})
     with pytest.raises(IllegalActionError, match="round 0"):
-        BetMenu({1: [[1.0]]})
+        PotFractionMenu({1: [[1.0]]})
 
 
 @settings(max_examples=60, deadline=None)
 @given(st.randoms(use_true_random=False), st.sampled_from(["hunl", "leduc-nl", "nlfh-small"]))
 def test_menu_actions_are_always_legal_along_random_play(rnd, game_name):
     game = load_game(game_name)
-    for menu in (BetMenu.tiny(), BetMenu.default()):
+    for menu in (PotFractionMenu.tiny(), PotFractionMenu.default()):
         s = State.initial(game)
         while not s.finished:
             acts = menu(s)
@@ -151,7 +152,7 @@ def test_translation_is_scale_invariant():
     """The same bet in pot fractions maps the same way whatever the chip scale."""
     small = load_game("hunl")
     big = small.__class__(**{**small.__dict__, "stack": (40000, 40000), "blind": (200, 100)})
-    menu = BetMenu({0: [[0.5, 2.0]]})
+    menu = PotFractionMenu({0: [[0.5, 2.0]]})
     p_small = translation_probabilities(State.initial(small), raise_to(400), menu)
     p_big = translation_probabilities(State.initial(big), raise_to(800), menu)
     assert [a.size * 2 for a, _ in p_small] == [a.size for a, _ in p_big]
@@ -159,7 +160,7 @@ def test_translation_is_scale_invariant():
 
 
 def test_translate_maps_onto_menu_with_the_right_frequencies():
-    menu = BetMenu.tiny()
+    menu = PotFractionMenu.tiny()
     s = State.initial(HUNL)  # menu raises: r300 (fraction 1) and r20000 (fraction 99.5)
     opts = translation_probabilities(s, raise_to(1000), menu)
     p = pseudo_harmonic(1.0, fraction_of_raise(s, 20000), fraction_of_raise(s, 1000))

@@ -14,16 +14,17 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abstraction.actions import BetMenu, fraction_of_raise
+from abstraction.actions import fraction_of_raise
 from abstraction.translation import pseudo_harmonic
 from blueprint.abstract_game import DECISION, AbstractGame, pot_allin_menu
 from blueprint.mapping import MappingError, TreeMapper
 from pokerbot.gamedef import load_game
+from pokerbot.menus import PotFractionMenu
 from pokerbot.state import CALL, FOLD, ActionType, State, raise_to
 from tests.conftest import random_action
 
 HUNL = load_game("hunl")
-MENUS = {"tiny": BetMenu.tiny(), "default": BetMenu.default(), "pot_allin": pot_allin_menu}
+MENUS = {"tiny": PotFractionMenu.tiny(), "default": PotFractionMenu.default(), "pot_allin": pot_allin_menu}
 TREES = [("hunl", "tiny"), ("hunl", "pot_allin"), ("leduc-nl", "tiny"), ("leduc-nl", "default"),
          ("nlfh-small", "tiny")]
 

@@ -182,7 +182,7 @@ EXTRA_GAMES = {
 
 def replay_against_spiel(game: GameDef, betting: str, seed: int = 0) -> State:
     """Replay a fixed betting line in both engines, checking every decision on the way."""
-    from pokerbot.state import parse_action
+    from pokerbot.actions import parse_action
 
     holes, board = deal(game, random.Random(seed))
     s = State.initial(game, hole_cards=holes, board_cards=board)

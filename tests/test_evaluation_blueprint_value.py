@@ -7,7 +7,6 @@ import itertools
 import numpy as np
 import pytest
 
-from abstraction.actions import BetMenu
 from blueprint.abstract_game import AbstractGame
 from blueprint.agent import BlueprintAgent
 from blueprint.config import BlueprintConfig
@@ -18,6 +17,7 @@ from evaluation.blueprint_value import BlueprintValue, BlueprintValueError, make
 from pokerbot.bots import make_agent
 from pokerbot.gamedef import load_game
 from pokerbot.matchstate import MatchState
+from pokerbot.menus import PotFractionMenu
 from pokerbot.agent import Agent
 from pokerbot.state import CALL, FOLD, Action, ActionType, State
 from tests.test_evaluation_aivat import Unknown, enumerate_expectations
@@ -35,7 +35,7 @@ def leduc() -> tuple[Blueprint, BlueprintValue]:
 def leduc_nl() -> tuple[Blueprint, BlueprintValue]:
     """A no-limit Leduc blueprint (a random strategy on a pot/all-in tree): off-tree raises to translate."""
     game = load_game("leduc-nl")
-    tree = AbstractGame.build(game, (3, 9), BetMenu({0: [[1.0], [1.0]]}))
+    tree = AbstractGame.build(game, (3, 9), PotFractionMenu({0: [[1.0], [1.0]]}))
     strategy = np.random.default_rng(0).random(tree.num_slots).astype(np.float32)
     bp = Blueprint(tree, strategy, "lossless", "custom", {})
     return bp, BlueprintValue(bp, samples=300_000, seed=2, cache=False)

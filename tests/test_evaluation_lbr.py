@@ -16,7 +16,8 @@ from pokerbot.infoset import infoset_key
 from pokerbot.matchstate import MatchState
 from pokerbot.solver import game_tree, policy_best_responses, solve
 from pokerbot.solver.policy import strategy_to_policy
-from pokerbot.state import CALL, FOLD, Action, State, parse_action
+from pokerbot.actions import parse_action
+from pokerbot.state import CALL, FOLD, Action, State
 
 PCA = LbrSettings().menu  # fold, call, pot, all-in: LBR's actions and the best response's
 

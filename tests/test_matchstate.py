@@ -29,7 +29,8 @@ from pokerbot.matchstate import (
     parse_matchstate,
     parse_state,
 )
-from pokerbot.state import State, parse_action
+from pokerbot.actions import parse_action
+from pokerbot.state import State
 
 try:
     from tests.conftest import DATA, deal, random_action

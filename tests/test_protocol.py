@@ -9,6 +9,7 @@ import threading
 
 import pytest
 
+from pokerbot.actions import action_text
 from pokerbot.bots import make_agent
 from pokerbot.cards import format_cards
 from pokerbot.errors import MatchStateError, ProtocolError
@@ -20,7 +21,6 @@ from pokerbot.protocol.dealer import (
     Dealer,
     DealerConfig,
     HandMessages,
-    format_action,
     parse_version,
     seat_messages,
 )
@@ -162,7 +162,7 @@ def test_seat_messages_and_incremental_reader_agree_with_matchstate(name: str) -
             view = parse_matchstate(game, msgs[(state.current_player + p0) % 2])
             action = state.fix_action(agent.act(view))
             state = state.apply(action)
-            incremental.apply(state, format_action(action, game))
+            incremental.apply(state, action_text(action, game.nolimit))
 
 
 def test_reader_rejects_garbled_states() -> None:

@@ -15,16 +15,18 @@ import numpy as np
 import pytest
 
 from blueprint.config import BlueprintConfig
+from blueprint.policy import BlueprintPolicy
 from blueprint.trainer import Trainer
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import load_game
 from pokerbot.matchstate import MatchState
-from pokerbot.solver.tree import PotFractionMenu
+from pokerbot.solver.navigate import find_node
+from pokerbot.solver.tree import PotFractionMenu, hand_universe
 from pokerbot.state import State
 from realtime.agent import RealtimeAgent, Resolver, make_agent
 from realtime.config import RealtimeConfig, RealtimeConfigError
 from realtime.exact import EVERY_SIZE, blueprint_exploitability, exploitability, head_to_head
-from realtime.subgame import BlueprintPolicy, find_node, hand_universe, sampled_equity
+from realtime.subgame import sampled_equity
 from tests.conftest import deal
 
 RICH = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
@@ -192,6 +194,24 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
         make_agent(load_game("leduc-nl"))
     assert RealtimeConfig.load("hunl-tiny").round(1).depth_limit == 0
     assert hand_universe(load_game("hunl")).shape == (1326, 2)
+
+
+def test_config_names_resolve_as_every_config_does(tmp_path, monkeypatch):
+    """One resolver (pokerbot.files.config_path): a file by that name wins, else the shipped config; the
+    real-time agents' files are ``configs/realtime-<name>.toml``, named with or without the prefix."""
+    from pokerbot.files import CONFIGS_DIR
+
+    shipped = RealtimeConfig.load(CONFIGS_DIR / "realtime-hunl-tiny-river.toml")
+    assert RealtimeConfig.load("hunl-tiny-river") == shipped == RealtimeConfig.load("realtime-hunl-tiny-river.toml")
+    (tmp_path / "hunl-tiny-river").write_text('blueprint = "mine"\n')
+    monkeypatch.chdir(tmp_path)
+    assert RealtimeConfig.load("hunl-tiny-river").blueprint == "mine"
+    with pytest.raises(RealtimeConfigError, match="no real-time config 'nope'") as err:
+        RealtimeConfig.load("nope")
+    assert str(tmp_path / "nope") in str(err.value) and str(CONFIGS_DIR / "realtime-nope.toml") in str(err.value)
+    (tmp_path / "bad.toml").write_bytes(b"\x00\x01")
+    with pytest.raises(RealtimeConfigError, match="bad.toml"):
+        RealtimeConfig.load("bad.toml")
 
 
 def test_shipped_agent_files_parse():

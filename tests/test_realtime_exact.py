@@ -13,6 +13,7 @@ from __future__ import annotations
 import pytest
 
 from blueprint.config import BlueprintConfig
+from blueprint.policy import BlueprintPolicy
 from blueprint.trainer import Trainer
 from pokerbot.gamedef import load_game
 from pokerbot.solver.tree import PotFractionMenu
@@ -21,7 +22,6 @@ from realtime.agent import Resolver
 from realtime.config import RealtimeConfig
 from realtime.exact import (EVERY_SIZE, blueprint_exploitability, blueprint_from_strategy, eval_tree, exploitability,
                             small_deck_game)
-from realtime.subgame import BlueprintPolicy
 
 RICH = PotFractionMenu((0.5, 0.75), True, 2)
 #: Resolve x200 from the near-equilibrium blueprint (3.0 mbb/g) may exceed it by its own solving error (measured:
@@ -50,7 +50,7 @@ def small(tmp_path_factory):
 
 
 def test_small_deck_game_is_nlfh_small_with_fewer_ranks(tmp_path):
-    from realtime.subgame import hand_universe
+    from pokerbot.solver.tree import hand_universe
 
     game = load_game(str(small_deck_game(3, tmp_path)))
     nlfh = load_game("nlfh-small")

@@ -49,7 +49,7 @@ def _classes(bp, hands: np.ndarray) -> np.ndarray:
 
 def test_markov_table_is_the_blueprint_value_averaged_over_each_class_pair(table) -> None:
     from evaluation.blueprint_value import BlueprintValue
-    from realtime.subgame import hand_universe
+    from pokerbot.solver.tree import hand_universe
 
     bp, tab = table
     value = BlueprintValue(bp)
@@ -203,7 +203,7 @@ def test_evaluator_refuses_what_it_cannot_value(table) -> None:
 
 def test_preflop_equity_table() -> None:
     from realtime.preflop_values import preflop_equity
-    from realtime.subgame import hand_universe
+    from pokerbot.solver.tree import hand_universe
 
     game = load_game("hunl")
     hands = hand_universe(game)

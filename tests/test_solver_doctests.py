@@ -8,7 +8,7 @@ import importlib
 import pytest
 
 MODULES = ["pokerbot.solver", "pokerbot.solver.cfr", "pokerbot.solver.passes", "pokerbot.solver.spot",
-           "pokerbot.solver.gadgets", "pokerbot.solver.best_response"]
+           "pokerbot.solver.gadgets", "pokerbot.solver.best_response", "pokerbot.solver.navigate"]
 
 
 @pytest.mark.parametrize("name", MODULES)

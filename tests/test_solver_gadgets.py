@@ -21,12 +21,11 @@ from pokerbot.solver.gadgets import (
     alternative_values,
     gifts,
     margins,
-    node_state,
-    parents,
     reach_at,
     splice,
 )
 from pokerbot.solver.leaf_tables import ExactLeafEvaluator, restrict_strategy
+from pokerbot.solver.navigate import node_state, parents
 from pokerbot.solver.tree import CHANCE, DECISION
 
 

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from pokerbot.actions import parse_action
 from pokerbot.cards import parse_cards
 from pokerbot.errors import BettingStringError, IllegalActionError, PokerbotError
 from pokerbot.gamedef import SHIPPED_GAMES, load_game, parse_gamedef
@@ -24,7 +25,6 @@ from pokerbot.state import (
     Action,
     ActionType,
     State,
-    parse_action,
     raise_to,
 )
 try:

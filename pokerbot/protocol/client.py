@@ -17,13 +17,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from pokerbot.actions import action_text, betting_actions
 from pokerbot.agent import Agent, legal_or_call
 from pokerbot.cards import parse_cards
 from pokerbot.errors import MatchStateError, PokerbotError, ProtocolError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState, parse_matchstate
 from pokerbot.protocol.net import LineConnection, connect
-from pokerbot.state import State, parse_action
+from pokerbot.state import State
 
 VERSION_LINE = "VERSION:2.0.0"
 
@@ -123,16 +124,9 @@ class MatchStateReader:
         state = self._state
         if len(betting) == len(self._betting):
             return state  # nothing new (the state was already followed by others_turn)
-        rest = betting[len(self._betting) :]
-        i = 0
         try:
-            while i < len(rest):
-                if rest[i] == "/":
-                    i += 1
-                    continue
-                action, used = parse_action(rest[i:], self.game.nolimit)
+            for _, action in betting_actions(betting[len(self._betting) :], self.game.nolimit):
                 state = state.apply(action)  # IllegalActionError (a PokerbotError) if not legal
-                i += used
         except PokerbotError:
             return None
         self._betting, self._state = betting, state
@@ -169,9 +163,9 @@ class MatchStateReader:
         return MatchState(viewer, state._replace_cards(holes, board))
 
 
-def format_response(line: str, action_text: str) -> str:
-    """The response to the state ``line``: the state, a colon, the action."""
-    return f"{line}:{action_text}"
+def format_response(line: str, text: str) -> str:
+    """The response to the state ``line``: the state, a colon, the action's text."""
+    return f"{line}:{text}"
 
 
 def play_connection(
@@ -191,8 +185,6 @@ def play_connection(
     hands (``hand_values`` are then 0), for callers that take the score from the dealer.
     """
     import time
-
-    from pokerbot.protocol.dealer import format_action
 
     err = err if err is not None else sys.stderr
     result = ClientResult()
@@ -232,7 +224,7 @@ def play_connection(
             result.repaired += 1
             print(f"WARNING: {agent.name} chose illegal {action} at {state.betting_string()!r}; sent {fixed}",
                   file=err)
-        conn.send_line(format_response(line, format_action(fixed, game)))
+        conn.send_line(format_response(line, action_text(fixed, game.nolimit)))
         result.actions_sent += 1
     return result
 

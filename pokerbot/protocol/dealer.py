@@ -47,6 +47,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from pokerbot.actions import Action, action_text, parse_action
 from pokerbot.errors import MatchStateError, PokerbotError, ProtocolError
 from pokerbot.gamedef import GameDef
 from pokerbot.cards import format_cards
@@ -55,7 +56,7 @@ from pokerbot.matchstate import parse_matchstate
 from pokerbot.protocol.deal import AcpcDeck
 from pokerbot.protocol.log import LogWriter, format_score_line, header_lines
 from pokerbot.protocol.net import LineConnection, LineTimeout
-from pokerbot.state import CALL, Action, State, parse_action
+from pokerbot.state import CALL, State
 
 VERSION = (2, 0, 0)
 DEFAULT_MAX_INVALID = 2**32 - 1
@@ -112,9 +113,9 @@ class HandMessages:
         self._head = f"MATCHSTATE:{{}}:{state.hand_id}:"
         self._betting = ""
 
-    def apply(self, state: State, action_text: str) -> None:
-        """Follow ``state``, reached from the last one by the action written ``action_text``."""
-        self._betting += action_text + "/" * (state.round - self._state.round)
+    def apply(self, state: State, text: str) -> None:
+        """Follow ``state``, reached from the last one by the action written ``text`` (its :func:`action_text`)."""
+        self._betting += text + "/" * (state.round - self._state.round)
         self._state = state
 
     @property
@@ -157,13 +158,6 @@ def player_to_seat(num_players: int, player0_seat: int, player: int) -> int:
 def player0_seat_of(hand_index: int, num_players: int, fixed_seats: bool) -> int:
     """Seat of player 0 in hand ``hand_index``: hand 0 has seat 0 as player 0, then it rotates."""
     return 0 if fixed_seats else hand_index % num_players
-
-
-def format_action(action: Action, game: GameDef) -> str:
-    """The ACPC text of an action in ``game``: a size only for no-limit raises."""
-    if action.kind == 2:
-        return f"r{action.size}" if game.nolimit else "r"
-    return "fc"[action.kind]
 
 
 def parse_version(line: str) -> tuple[int, int, int]:
@@ -370,7 +364,7 @@ class Dealer:
                 print(f"FROM {seat + 1} at {time.time():.6f} {line}", file=self.err)
             if line[:1] in ("#", ";"):
                 continue
-            head, sep, action_text = line.rpartition(":")
+            head, sep, answer = line.rpartition(":")
             if not sep:
                 self._say(f"WARNING: bad state format in response from seat {seat + 1}: {line!r}")
                 continue
@@ -391,9 +385,9 @@ class Dealer:
                     self._say(f"WARNING: ignoring un-requested response from seat {seat + 1}: {line!r}")
                     continue
             try:
-                action, _ = parse_action(action_text, cfg.game.nolimit)
+                action, _ = parse_action(answer, cfg.game.nolimit)
             except PokerbotError:
-                self._invalid(seat, f"bad action format {action_text!r}")
+                self._invalid(seat, f"bad action format {answer!r}")
                 return CALL
             if state.is_legal(action):
                 return action
@@ -403,7 +397,7 @@ class Dealer:
                     verb = "increased" if fixed.size > action.size else "decreased"
                     self._say(f"WARNING: raise of {action.size} {verb} to {fixed.size}")
                 return fixed
-            self._invalid(seat, f"invalid action {action_text!r} at {state.betting_string()!r}")
+            self._invalid(seat, f"invalid action {answer!r} at {state.betting_string()!r}")
             return CALL
 
     def _invalid(self, seat: int, what: str) -> None:
@@ -471,7 +465,7 @@ class Dealer:
                     action = self._read_action(actor_seat, sent, actor, state, deadline, timer)
                     timer.charge(actor_seat, send_time, time.monotonic())
                     state = state.apply(action)
-                    messages.apply(state, format_action(action, game))
+                    messages.apply(state, action_text(action, game.nolimit))
                 values = state.payoffs()
                 names = [cfg.names[player_to_seat(n, p0, p)] for p in range(n)]
                 log.hand(state, values, names)

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from functools import lru_cache
 
 from pokerbot.gamedef import GameDef, load_game
+from pokerbot.menus import BetMenuFn
 from pokerbot.solver.best_response import (
     best_response_strategy,
     best_response_values,
@@ -44,7 +45,6 @@ from pokerbot.solver.policy import canonical_key, policy_to_strategy, strategy_t
 from pokerbot.solver.strategy_io import load_policy, read_policy, save_policy, save_strategy
 from pokerbot.solver.tree import (
     DEFAULT_NOLIMIT_MENU,
-    BetMenu,
     PotFractionMenu,
     PublicTree,
     SolverError,
@@ -58,7 +58,6 @@ from pokerbot.solver.tree import (
 
 __all__ = [
     "ALGORITHMS",
-    "BetMenu",
     "DEFAULT_NOLIMIT_MENU",
     "PotFractionMenu",
     "LeafEvaluator",
@@ -98,11 +97,11 @@ Policy = Mapping[str, Mapping[str, float]]
 
 
 @lru_cache(maxsize=16)
-def _tree_cached(game: GameDef, bet_menu: BetMenu | None) -> PublicTree:
+def _tree_cached(game: GameDef, bet_menu: BetMenuFn | None) -> PublicTree:
     return build_tree(game, bet_menu)
 
 
-def game_tree(game: GameDef | str, bet_menu: BetMenu | None = None) -> PublicTree:
+def game_tree(game: GameDef | str, bet_menu: BetMenuFn | None = None) -> PublicTree:
     """The whole-game public tree of ``game`` under ``bet_menu`` (cached for hashable menus)."""
     if isinstance(game, str):
         game = load_game(game)
@@ -113,13 +112,13 @@ def game_tree(game: GameDef | str, bet_menu: BetMenu | None = None) -> PublicTre
     return _tree_cached(game, bet_menu)
 
 
-def policy_best_responses(game: GameDef | str, policy: Policy, bet_menu: BetMenu | None = None) -> tuple[float, float]:
+def policy_best_responses(game: GameDef | str, policy: Policy, bet_menu: BetMenuFn | None = None) -> tuple[float, float]:
     """(BR0, BR1) in chips per hand against ``policy`` (missing infosets play uniformly over the menu)."""
     tree = game_tree(game, bet_menu)
     return best_response_values(tree, policy_to_strategy(tree, policy))
 
 
-def policy_exploitability(game: GameDef | str, policy: Policy, bet_menu: BetMenu | None = None) -> float:
+def policy_exploitability(game: GameDef | str, policy: Policy, bet_menu: BetMenuFn | None = None) -> float:
     """Exact exploitability of ``policy`` in mbb/g: ``1000 * (BR0 + BR1) / 2 / big blind``.
 
     ``policy`` is keyed by :mod:`pokerbot.infoset` keys (any card order) with
@@ -133,7 +132,7 @@ def policy_exploitability(game: GameDef | str, policy: Policy, bet_menu: BetMenu
 
 
 def policy_value(
-    game: GameDef | str, policy0: Policy, policy1: Policy, bet_menu: BetMenu | None = None
+    game: GameDef | str, policy0: Policy, policy1: Policy, bet_menu: BetMenuFn | None = None
 ) -> float:
     """Expected chips per hand for player 0 when seat 0 plays ``policy0`` and seat 1 ``policy1``."""
     tree = game_tree(game, bet_menu)

@@ -39,6 +39,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from pokerbot.gamedef import GameDef, load_game
+from pokerbot.menus import BetMenuFn
 from pokerbot.solver import kernels as K
 from pokerbot.solver import passes
 from pokerbot.solver.best_response import (
@@ -52,7 +53,7 @@ from pokerbot.solver.best_response import (
     root_ranges,
 )
 from pokerbot.solver.leaves import LeafEvaluator, leaf_layout
-from pokerbot.solver.tree import BetMenu, PublicTree, SolverError, build_tree
+from pokerbot.solver.tree import PublicTree, SolverError, build_tree
 from pokerbot.state import State
 
 ALGORITHMS = ("cfr", "cfr+", "lcfr", "dcfr")
@@ -393,7 +394,7 @@ def solve(
     game: GameDef | str,
     algorithm: str = "cfr+",
     iterations: int = 1000,
-    bet_menu: BetMenu | None = None,
+    bet_menu: BetMenuFn | None = None,
     *,
     root: State | None = None,
     ranges: tuple[np.ndarray, np.ndarray] | None = None,

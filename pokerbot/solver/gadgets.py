@@ -42,6 +42,7 @@ as ``leaves`` (the opponent's leaf choices are part of its best response).
 
 >>> from pokerbot.gamedef import load_game
 >>> from pokerbot.solver import Solver, build_tree, pot_fraction_menu
+>>> from pokerbot.solver.navigate import node_state
 >>> tree = build_tree(load_game("leduc-nl"), pot_fraction_menu((1.0,), True, 2))
 >>> prev = Solver(tree, "cfr+"); prev.run(20); prev = prev.average_strategy()
 >>> node = 1                                              # player 1 acts after player 0's check
@@ -66,8 +67,8 @@ from pokerbot.solver import passes
 from pokerbot.solver.best_response import _EMPTY, _perspective, _run, leaf_values_for
 from pokerbot.solver.cfr import ALGORITHMS, Solver
 from pokerbot.solver.leaves import LeafEvaluator, LeafLayout, leaf_layout
+from pokerbot.solver.navigate import path_to, subtree
 from pokerbot.solver.tree import CHANCE, DECISION, PublicTree, SolverError
-from pokerbot.state import State
 
 GADGETS = ("unsafe", "resolve", "maxmargin", "reach")
 
@@ -80,42 +81,12 @@ __all__ = [
     "alternative_values",
     "gifts",
     "margins",
-    "node_state",
-    "parents",
-    "path_to",
     "reach_at",
     "splice",
-    "subtree",
 ]
 
 
-# --- paths and reaches ----------------------------------------------------------------
-
-
-def parents(tree: PublicTree) -> np.ndarray:
-    """``parent[n]`` of every node (-1 at the root); cached on the tree."""
-    cache = tree.__dict__.get("_parents")
-    if cache is None:
-        cache = np.full(tree.num_nodes, -1, dtype=np.int64)
-        for n in np.nonzero((tree.kind == DECISION) | (tree.kind == CHANCE))[0]:
-            f = int(tree.first_child[n])
-            cache[f : f + int(tree.num_children[n])] = n
-        tree.__dict__["_parents"] = cache
-    return cache
-
-
-def path_to(tree: PublicTree, node: int) -> list[tuple[int, int]]:
-    """(node, child position) pairs from the root down to ``node`` (empty at the root)."""
-    par = parents(tree)
-    out: list[tuple[int, int]] = []
-    n = int(node)
-    if not 0 <= n < tree.num_nodes:
-        raise SolverError(f"node {node} is not a node of the tree ({tree.num_nodes} nodes)")
-    while par[n] >= 0:
-        p = int(par[n])
-        out.append((p, n - int(tree.first_child[p])))
-        n = p
-    return out[::-1]
+# --- reaches --------------------------------------------------------------------------
 
 
 def reach_at(
@@ -408,19 +379,6 @@ class SubgameSolver:
                        self.root, self.leaves)
 
 
-def subtree(tree: PublicTree, root: int) -> np.ndarray:
-    """The nodes below ``root`` (``root`` included), in id order."""
-    out = [int(root)]
-    stack = [int(root)]
-    while stack:
-        n = stack.pop()
-        if tree.kind[n] in (DECISION, CHANCE):
-            kids = range(int(tree.first_child[n]), int(tree.first_child[n]) + int(tree.num_children[n]))
-            out.extend(kids)
-            stack.extend(kids)
-    return np.array(sorted(out), dtype=np.int64)
-
-
 def splice(tree: PublicTree, base: np.ndarray, part: np.ndarray, root: int, player: int) -> np.ndarray:
     """``base`` with ``player``'s decisions below ``root`` taken from ``part`` (both strategy arrays of ``tree``)."""
     out = np.array(base, dtype=np.float64)
@@ -431,15 +389,3 @@ def splice(tree: PublicTree, base: np.ndarray, part: np.ndarray, root: int, play
             k = int(tree.num_children[n]) * nh
             out[o : o + k] = part[o : o + k]
     return out
-
-
-def node_state(tree: PublicTree, node: int) -> State:
-    """The betting state at ``node`` (no hole cards; the board dealt through the node's round)."""
-    from pokerbot.state import parse_action
-
-    board = [c for g in tree.boards[int(tree.board[node])] for c in g]
-    state = tree.root_state.with_cards(hole_cards=((),) * tree.game.num_players, board_cards=board)
-    for n, c in path_to(tree, node):
-        if tree.kind[n] == DECISION:
-            state = state.apply(parse_action(tree.node_labels(n)[c], tree.game.nolimit)[0])
-    return state

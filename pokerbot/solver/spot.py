@@ -58,6 +58,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from pokerbot.actions import ActionType, action_from_text, betting_text
 from pokerbot.cards import format_card, format_cards, parse_cards
 from pokerbot.errors import CardError, SolverError
 from pokerbot.gamedef import GameDef, load_game
@@ -65,6 +66,7 @@ from pokerbot.ranges import HANDS, RangeError, parse_range
 from pokerbot.solver import kernels as K
 from pokerbot.solver import payoffs
 from pokerbot.solver.cfr import Solver
+from pokerbot.solver.navigate import node_state
 from pokerbot.solver.tree import PublicTree, build_tree
 from pokerbot.state import CALL, FOLD, Action, State, raise_to
 
@@ -276,8 +278,8 @@ class Spot:
             raise SpotError(f"allin_threshold must be in (0, 1] (or None), got {self.allin_threshold!r}")
         base = load_game("hunl")
         self.game_def = dataclasses.replace(base, stack=(share + behind,) * 2, blind=(1, 1), name="spot")
-        preflop = "cc" if share == 1 else f"r{share}c"
-        betting = preflop + "/" + "cc/" * (_ROUND_OF[len(cards)] - 1)
+        preflop = [CALL, CALL] if share == 1 else [raise_to(share), CALL]
+        betting = betting_text([preflop] + [[CALL, CALL]] * (_ROUND_OF[len(cards)] - 1) + [[]])
         self.root = State.from_betting(self.game_def, betting, board_cards=cards)
         self.menu = SpotMenu(_per_street(self.bets, "bets"), _per_street(self.raises, "raises"),
                              None if self.max_raises is None else int(self.max_raises),
@@ -470,8 +472,6 @@ class SpotSolution:
         return 100.0 * self.chips((b0 + b1) / 2.0) / self.pot
 
     def _state(self, node: int) -> State:
-        from pokerbot.solver.gadgets import node_state
-
         return node_state(self.tree, node)
 
     def action_labels(self, node: int) -> list[str]:
@@ -482,12 +482,13 @@ class SpotSolution:
         out = []
         stack = state.game.stack[0]
         for lab in self.tree.node_labels(node):
-            if lab == "f":
+            action = action_from_text(lab, state.game.nolimit)
+            if action.kind == ActionType.FOLD:
                 out.append("f")
-            elif lab == "c":
+            elif action.kind == ActionType.CALL:
                 out.append("x" if state.to_call() == 0 else "c")
             else:
-                to = int(lab[1:])
+                to = action.size
                 amount = _fmt(self.chips(to - start))
                 if to == stack:
                     out.append(f"a{amount}")

@@ -43,6 +43,7 @@ import itertools
 import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -50,17 +51,14 @@ from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, LEAF, SHOWDOWN, B
 from pokerbot.cards import cards_to_mask, format_cards
 from pokerbot.errors import SolverError
 from pokerbot.gamedef import GameDef
-from pokerbot.menus import BetMenuFn, PotFractionMenu, action_text, limit_menu, menu_from_spec, menu_spec
+from pokerbot.menus import BetMenuFn, PotFractionMenu, limit_menu, menu_from_spec, menu_spec
 from pokerbot.state import State
 
 __all__ = [
-    "CHANCE", "DECISION", "DEFAULT_NOLIMIT_MENU", "FOLD_NODE", "LEAF", "SHOWDOWN", "BetMenu", "PotFractionMenu",
-    "PublicTree", "SolverError", "action_text", "build_tree", "default_menu", "hand_list", "limit_menu",
+    "CHANCE", "DECISION", "DEFAULT_NOLIMIT_MENU", "FOLD_NODE", "LEAF", "SHOWDOWN", "PotFractionMenu",
+    "PublicTree", "SolverError", "build_tree", "default_menu", "hand_list", "hand_universe", "limit_menu",
     "menu_from_spec", "menu_spec", "pot_fraction_menu",
 ]
-
-#: A bet menu: the actions to keep at a state (each must be legal there).
-BetMenu = BetMenuFn
 
 
 def pot_fraction_menu(
@@ -73,7 +71,7 @@ def pot_fraction_menu(
 DEFAULT_NOLIMIT_MENU = PotFractionMenu()
 
 
-def default_menu(game: GameDef) -> BetMenu:
+def default_menu(game: GameDef) -> BetMenuFn:
     """:func:`limit_menu` for limit games, :data:`DEFAULT_NOLIMIT_MENU` for no-limit games."""
     return DEFAULT_NOLIMIT_MENU if game.nolimit else limit_menu
 
@@ -204,6 +202,27 @@ def hand_list(game: GameDef, exclude: Collection[int] = ()) -> np.ndarray:
     return np.array(combos, dtype=np.int32).reshape(len(combos), game.num_hole_cards)
 
 
+def hand_universe(game: GameDef) -> np.ndarray:
+    """Every hole-card combination of ``game`` in the solver's order (:func:`hand_list`), one shared read-only array.
+
+    The one hand list of every subgame of a game and of the blueprint's per-hand strategies
+    (:class:`blueprint.policy.BlueprintPolicy`), so range vectors carry over between them without
+    re-indexing (hands blocked by the board have zero validity in each tree).
+
+    >>> from pokerbot.gamedef import load_game
+    >>> hand_universe(load_game("leduc-nl")).shape
+    (6, 1)
+    """
+    return _universe(game)
+
+
+@lru_cache(maxsize=8)
+def _universe(game: GameDef) -> np.ndarray:
+    out = hand_list(game)
+    out.setflags(write=False)
+    return out
+
+
 def _strengths(hands: np.ndarray, board: tuple[int, ...]) -> np.ndarray:
     """Showdown strength of each hand on a full ``board`` (-1 where the hand shares a card with it)."""
     from pokerbot.solver.strength import hand_strengths
@@ -221,7 +240,7 @@ def _split_board(game: GameDef, state: State) -> tuple[tuple[int, ...], ...]:
 
 def build_tree(
     game: GameDef,
-    bet_menu: BetMenu | None = None,
+    bet_menu: BetMenuFn | None = None,
     root: State | None = None,
     hands: tuple[np.ndarray, np.ndarray] | None = None,
     depth_limit: int | None = None,

@@ -30,13 +30,14 @@ from pathlib import Path
 
 import numpy as np
 
+from pokerbot.actions import action_from_text
 from pokerbot.agent import Agent
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.state import CALL, Action, State
 from realtime.sog import kernels as K
 from realtime.sog.resolve import SearchSettings, next_summaries, resolve, search_seed
-from realtime.sog.search import GTCFR, PublicGame, SoGError, ValueFunction, label_action
+from realtime.sog.search import GTCFR, PublicGame, SoGError, ValueFunction
 
 
 class SoGAgent(Agent):
@@ -105,7 +106,7 @@ class SoGAgent(Agent):
             raise SoGError(f"hole cards {hole} are not a hand of the public tree")
         probs = search.policy()[:, int(rows[0])]
         a = int(self.rng.choice(len(probs), p=probs / probs.sum()))
-        return label_action(t.node_labels(path[-1])[a])
+        return action_from_text(t.node_labels(path[-1])[a], t.game.nolimit)
 
 
 def make_agent(
@@ -132,10 +133,9 @@ def make_agent(
 
     p = Path(path)
     if not p.exists():
-        import os
+        from pokerbot.files import pokerbot_home
 
-        home = Path(os.environ.get("POKERBOT_HOME", Path.home() / ".cache" / "pokerbot"))
-        p = home / "sog" / path
+        p = pokerbot_home() / "sog" / path
     if p.is_dir():
         p = p / "checkpoint.pt"
     net, data = load_network(p)
