@@ -14,6 +14,46 @@ linearly weighted averaging, as GT-CFR prescribes. Values are counterfactual:
 ``V_p[n, h]`` sums, over opponent hands, the opponent's reach times the chance
 probability below ``n`` times player ``p``'s payoff, exactly as in
 :mod:`pokerbot.solver.kernels` (whose terminal kernels these reuse).
+
+The kernels take their arrays in bundles (tuples of arrays, as the kernels of
+:mod:`pokerbot.solver.kernels` do), each built once by its owner and passed
+unchanged on every call, so each kernel compiles for one set of types. ``n`` is
+the number of public nodes, ``H_p`` player ``p``'s number of hands, ``k`` the
+cards per hand; all float arrays are float64.
+
+* ``T`` the tree (:func:`tree_bundle`, one per game): ``(kind, player, first_child,
+  num_children, slot, board, amount, sd_row, chance_weight)``, the (n,) node arrays of the
+  :class:`~pokerbot.solver.tree.PublicTree`: ``kind``/``player`` int8, ``first_child``/
+  ``num_children``/``board``/``sd_row`` int32, ``slot`` int64 (offset of the node's
+  ``num_children x H_player`` block in strategy-sized arrays), ``amount`` (terminal stake)
+  and ``chance_weight``;
+* ``C`` the card compatibility (:func:`card_bundle`, one per game): ``(valid0, valid1,
+  compat)``: ``valid_p`` (boards, H_p) 1.0 where player ``p``'s hand misses the board,
+  ``compat`` (H0, H1) 1.0 where the two players' hands share no card;
+* ``P`` the payoff tables (:func:`payoff_bundle`, one per game), what the terminal kernels of
+  :mod:`pokerbot.solver.payoffs` read: ``(cards0, cards1, same0, same1, order0, str0, order1,
+  str1, sdc0, sdc1)``: per player ``p`` the hands ``cards_p`` (H_p, k) int32, ``same_p`` (H_p,)
+  int32 the identical hand of the other player (-1 if none), and the showdown tables
+  ``order_p``/``str_p`` (showdown boards, H_p) int32 (hands sorted by strength, their
+  strengths) and ``sdc_p`` (showdown boards, H_p, k) int32 (their cards);
+* ``S`` the strategy state (:func:`strategy_arrays`): ``(strat, regret, ssum)``, the current
+  strategy, the regrets+ and the weighted strategy sums, each strategy-sized;
+* ``W`` the work arrays of a pass (:func:`work_arrays`): ``(R0, R1, V0, V1, CS)``, both
+  players' reaches ``R_p`` and counterfactual values ``V_p`` at every node (n, H_p) and
+  ``CS`` (52,) the terminal kernels' scratch;
+* ``A`` the reaches that weight the strategy sums: ``(A0, A1)``, (n, H_p) each (a search's
+  own ``(R0, R1)``; a subgame solve's reaches from a root of ones);
+* ``X`` a search's expansion statistics: ``(Vsum0, Vsum1, visits, prior)``, the sums over
+  iterations of both players' values (n, H_p) and, strategy-sized, the visit counts and
+  the prior policy of every action;
+* ``G`` a search's root: ``(root, gadget_own, alpha, root_r0, root_r1, opp_prev_range,
+  opp_values, valid_opp, gadget_regret, follow, opp_sum)``: the root node, the player the
+  re-solving gadget protects (-1: no gadget, the gadget arrays are then unused
+  placeholders), its mixing ``alpha``, both players' root ranges (H_p,), and the gadget's
+  opponent arrays (H_o,) (previous range, Terminate values, validity on the root board,
+  Follow probabilities and the sum of its root ranges) and Follow/Terminate regrets
+  (2, H_o) (see :func:`gadget_root_reach`);
+* ``dec`` the expanded decision nodes of each player: ``(dec0, dec1)``, int64 node ids.
 """
 
 from __future__ import annotations
@@ -23,14 +63,48 @@ from numba import njit
 
 from pokerbot.solver.kernels import CHANCE, DECISION, FOLD_NODE, SHOWDOWN, regret_match
 from pokerbot.solver.payoffs import fold_into, showdown_into
+from pokerbot.solver.tree import PublicTree
 
 __all__ = ["CHANCE", "DECISION", "FOLD_NODE", "SHOWDOWN", "reach_pass", "value_pass", "solve_subtree", "regret_match",
-           "simulate_walk"]
+           "simulate_walk", "tree_bundle", "card_bundle", "payoff_bundle", "strategy_arrays", "work_arrays"]
+
+
+def tree_bundle(tree: PublicTree) -> tuple:
+    """The tree bundle ``T`` of ``tree`` (see the module docstring)."""
+    t = tree
+    return (t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight)
+
+
+def card_bundle(tree: PublicTree, compat: np.ndarray) -> tuple:
+    """The card bundle ``C`` of ``tree`` with the hand compatibility ``compat`` (H0, H1)."""
+    return (tree.valid[0], tree.valid[1], np.ascontiguousarray(compat, np.float64))
+
+
+def payoff_bundle(tree: PublicTree) -> tuple:
+    """The payoff bundle ``P`` of ``tree``."""
+    t = tree
+    return (t.hands[0], t.hands[1], t.same[0], t.same[1], t.sd_order[0], t.sd_strength[0], t.sd_order[1],
+            t.sd_strength[1], t.sd_cards[0], t.sd_cards[1])
+
+
+def strategy_arrays(num_slots: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """A fresh strategy bundle ``S = (strat, regret, ssum)``, all zeros."""
+    return np.zeros(num_slots), np.zeros(num_slots), np.zeros(num_slots)
+
+
+def work_arrays(num_nodes: int, num_hands: tuple[int, int]) -> tuple[np.ndarray, ...]:
+    """A fresh work bundle ``W = (R0, R1, V0, V1, CS)``, all zeros."""
+    h0, h1 = num_hands
+    return (np.zeros((num_nodes, h0)), np.zeros((num_nodes, h1)), np.zeros((num_nodes, h0)),
+            np.zeros((num_nodes, h1)), np.zeros(52))
 
 
 @njit(cache=True)
-def reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, R0, R1):
-    """Reach of both players at every in-tree node from the reach at ``nodes[0]`` (set by the caller)."""
+def reach_pass(nodes, expanded, T, C, strat, R0, R1):
+    """Reach of both players at every in-tree node from the reach at ``nodes[0]`` (set by the caller),
+    under the strategy ``strat`` (``R0``/``R1``: (n, H_p), the caller's ``W`` reaches or others)."""
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
+    valid0, valid1, compat = C
     nh0 = R0.shape[1]
     nh1 = R1.shape[1]
     for n in nodes:
@@ -66,18 +140,21 @@ def reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, b
 
 
 @njit(cache=True)
-def value_pass(
-    nodes, expanded, kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-    strat, regret, ssum, weight, update, R0, R1, V0, V1, CS, A0, A1,
-):
-    """Values of both players bottom-up; leaves (in-tree, unexpanded decisions) must hold values already.
+def value_pass(nodes, expanded, T, C, P, S, weight, update, W, A):
+    """Values ``W``'s ``V0``/``V1`` of both players bottom-up from the reaches ``W``'s ``R0``/``R1``;
+    leaves (in-tree, unexpanded decisions) must hold values already.
 
     With ``update``, every expanded decision node gets its actor's regret-matching+
     update (simultaneous: both players against the same current strategy) and its
-    strategy sum gains ``weight`` x reach x strategy. The current strategy is not
+    strategy sum gains ``weight`` x reach ``A`` x strategy. The current strategy is not
     recomputed here (call :func:`regret_match` after).
     """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
+    valid0, valid1, compat = C
+    cards0, cards1, same0, same1, order0, str0, order1, str1, sdc0, sdc1 = P
+    strat, regret, ssum = S
+    R0, R1, V0, V1, CS = W
+    A0, A1 = A
     nh0 = R0.shape[1]
     nh1 = R1.shape[1]
     for i in range(nodes.shape[0] - 1, -1, -1):
@@ -146,8 +223,9 @@ def value_pass(
 
 
 @njit(cache=True)
-def normalize_into(nodes, kind, player, num_children, slot, nh0, nh1, ssum, out):
+def normalize_into(nodes, T, nh0, nh1, ssum, out):
     """Average strategy (``ssum`` normalised; uniform where it is all zero) at the decision ``nodes``."""
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
     for n in nodes:
         if kind[n] != DECISION:
             continue
@@ -163,20 +241,20 @@ def normalize_into(nodes, kind, player, num_children, slot, nh0, nh1, ssum, out)
 
 
 @njit(cache=True)
-def solve_subtree(
-    nodes, expanded, dec0, dec1, iterations,
-    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-    strat, regret, ssum, R0, R1, V0, V1, CS, A0, A1,
-):
+def solve_subtree(nodes, expanded, dec, iterations, T, C, P, S, W, A):
     """CFR+ (simultaneous, linear averaging) on a fully expanded subtree with fixed root reaches.
 
-    ``R0[nodes[0]]`` / ``R1[nodes[0]]`` hold the root reaches. Leaves the
-    values of the *average* strategy in ``V0`` / ``V1`` (so ``V*[nodes[0]]`` are
-    the root counterfactual values of a near-equilibrium of the subgame with
-    those beliefs) and the average strategy in ``strat``. ``A0`` / ``A1`` are
-    work arrays (reaches from a root of ones, used for averaging).
+    ``W``'s ``R0[nodes[0]]`` / ``R1[nodes[0]]`` hold the root reaches; ``dec`` the decision
+    nodes of the subtree. Leaves the values of the *average* strategy in ``V0`` / ``V1``
+    (so ``V*[nodes[0]]`` are the root counterfactual values of a near-equilibrium of the
+    subgame with those beliefs) and the average strategy in ``S``'s ``strat``. ``A`` is work
+    (reaches from a root of ones, used for averaging).
     """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
+    strat, regret, ssum = S
+    R0, R1, V0, V1, CS = W
+    A0, A1 = A
+    dec0, dec1 = dec
     nh0 = R0.shape[1]
     nh1 = R1.shape[1]
     for n in dec0:
@@ -197,23 +275,15 @@ def solve_subtree(
     for h in range(nh1):
         A1[root, h] = 1.0
     for t in range(1, iterations + 1):
-        reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, R0, R1)
-        reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, A0, A1)
-        value_pass(
-            nodes, expanded, kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-            strat, regret, ssum, float(t), True, R0, R1, V0, V1, CS, A0, A1,
-        )
+        reach_pass(nodes, expanded, T, C, strat, R0, R1)
+        reach_pass(nodes, expanded, T, C, strat, A0, A1)
+        value_pass(nodes, expanded, T, C, P, S, float(t), True, W, A)
         regret_match(dec0, num_children, slot, nh0, regret, strat)
         regret_match(dec1, num_children, slot, nh1, regret, strat)
-    normalize_into(dec0, kind, player, num_children, slot, nh0, nh1, ssum, strat)
-    normalize_into(dec1, kind, player, num_children, slot, nh0, nh1, ssum, strat)
-    reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, R0, R1)
-    value_pass(
-        nodes, expanded, kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-        cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-        strat, regret, ssum, 0.0, False, R0, R1, V0, V1, CS, A0, A1,
-    )
+    normalize_into(dec0, T, nh0, nh1, ssum, strat)
+    normalize_into(dec1, T, nh0, nh1, ssum, strat)
+    reach_pass(nodes, expanded, T, C, strat, R0, R1)
+    value_pass(nodes, expanded, T, C, P, S, 0.0, False, W, A)
 
 
 @njit(cache=True)
@@ -238,19 +308,24 @@ def _draw(weights, u):
 
 
 @njit(cache=True)
-def simulate_walk(
-    uniforms, pos, root, i, r0, r1, compat, kind, player, first_child, num_children, slot, board, valid0, valid1,
-    expanded, R0, R1, Vsum0, Vsum1, iterations, max_stake, c_puct, prior, visits, ssum,
-):
+def simulate_walk(uniforms, pos, root, i, expanded, T, C, S, W, X, iterations, max_stake, c_puct):
     """One expansion simulation's walk (GT-CFR's expansion phase); returns the node to expand or -1.
 
-    Samples player ``i``'s hand from its root range ``r0``/``r1``, the opponent's
+    Samples player ``i``'s hand from its root range (``W``'s reaches at ``root``), the opponent's
     from its range times card compatibility, walks down from ``root`` (chance:
     a board consistent with both hands; decisions: ``1/2 PUCT argmax + 1/2``
-    the CFR average policy) to the first unexpanded decision node (returned) or a
-    terminal (-1), and adds a visit to every action taken. Random draws are ``uniforms[pos:]``;
+    the CFR average policy of ``S``) to the first unexpanded decision node (returned) or a
+    terminal (-1), and adds a visit to every action taken (``X``). ``iterations`` (float) is the
+    number of CFR updates ``X``'s value sums hold. Random draws are ``uniforms[pos:]``;
     returns ``(node, next pos)``. The caller leaves room for one draw per level plus two.
     """
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
+    valid0, valid1, compat = C
+    strat, regret, ssum = S
+    R0, R1, V0, V1, CS = W
+    Vsum0, Vsum1, visits, prior = X
+    r0 = R0[root]
+    r1 = R1[root]
     nh0 = r0.shape[0]
     nh1 = r1.shape[0]
     h0 = 0
@@ -392,21 +467,23 @@ def accumulate_values(nodes, V0, V1, Vsum0, Vsum1):
 
 
 @njit(cache=True)
-def cfr_loop(
-    count, t0, root, gadget_own, alpha, root_r0, root_r1, opp_prev_range, opp_values, valid_opp, gadget_regret,
-    follow, opp_sum, nodes, expanded, dec0, dec1,
-    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-    cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-    strat, regret, ssum, R0, R1, V0, V1, Vsum0, Vsum1, CS,
-):
+def cfr_loop(count, t0, nodes, expanded, dec, G, T, C, P, S, W, X):
     """``count`` GT-CFR regret updates (iterations ``t0 + 1 ..``) on a search tree *without leaves*.
 
-    The same update as ``GTCFR.cfr_iteration`` (root reaches, with the gadget when
-    ``gadget_own >= 0``; reaches; values with regret-matching+ and linear
-    averaging; value sums; gadget regrets), all in one call: once a search has
+    The same update as ``GTCFR.cfr_iteration`` (root reaches from ``G``, with the gadget when
+    its ``gadget_own >= 0``; reaches; values with regret-matching+ and linear
+    averaging; value sums in ``X``; gadget regrets), all in one call: once a search has
     grown its whole subtree no value function is queried, and the Python-side
     cost per update would dominate.
     """
+    root, gadget_own, alpha, root_r0, root_r1, opp_prev_range, opp_values, valid_opp, gadget_regret, follow, \
+        opp_sum = G
+    kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight = T
+    strat, regret, ssum = S
+    R0, R1, V0, V1, CS = W
+    Vsum0, Vsum1, visits, prior = X
+    dec0, dec1 = dec
+    own_reach = (R0, R1)
     nh0 = R0.shape[1]
     nh1 = R1.shape[1]
     for it in range(count):
@@ -417,12 +494,8 @@ def cfr_loop(
             gadget_root_reach(alpha, root_r0, opp_prev_range, valid_opp, gadget_regret, follow, opp_sum, R0[root], R1[root])
         else:
             gadget_root_reach(alpha, root_r1, opp_prev_range, valid_opp, gadget_regret, follow, opp_sum, R1[root], R0[root])
-        reach_pass(nodes, expanded, kind, player, first_child, num_children, slot, board, valid0, valid1, strat, R0, R1)
-        value_pass(
-            nodes, expanded, kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight,
-            cards0, cards1, same0, same1, valid0, valid1, order0, str0, order1, str1, sdc0, sdc1,
-            strat, regret, ssum, float(t0 + it + 1), True, R0, R1, V0, V1, CS, R0, R1,
-        )
+        reach_pass(nodes, expanded, T, C, strat, R0, R1)
+        value_pass(nodes, expanded, T, C, P, S, float(t0 + it + 1), True, W, own_reach)
         regret_match(dec0, num_children, slot, nh0, regret, strat)
         regret_match(dec1, num_children, slot, nh1, regret, strat)
         accumulate_values(nodes, V0, V1, Vsum0, Vsum1)

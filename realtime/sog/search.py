@@ -39,11 +39,13 @@ from typing import Protocol
 
 import numpy as np
 
+from pokerbot.actions import RAISE, action_from_text, action_text
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef, load_game
-from pokerbot.solver import BetMenu, PublicTree, game_tree
+from pokerbot.menus import BetMenuFn
+from pokerbot.solver import PublicTree, game_tree
 from pokerbot.solver.payoffs import fold_values
-from pokerbot.state import CALL, FOLD, RAISE, Action, State, raise_to
+from pokerbot.state import State
 from realtime.sog import kernels as K
 
 
@@ -56,23 +58,13 @@ class SoGError(PokerbotError, ValueError):
     """Bad input to Student of Games: a bad search setting, range, network or checkpoint."""
 
 
-def label_action(label: str) -> Action:
-    """The action of a public-tree label ('f', 'c', 'r' or 'r<size>')."""
-    if label == "f":
-        return FOLD
-    if label == "c":
-        return CALL
-    if label == "r":
-        return RAISE
-    return raise_to(int(label[1:]))
-
-
 class PublicGame:
     """A whole game's public tree with what the searches need on top of it.
 
     ``parent[n]``, ``spent[n]`` (chips each player has put in), the sorted node
     list of every subtree (cached), the largest stake, the deck index of each
-    card and ``max_actions``.
+    card, ``max_actions`` and the kernels' tree, card and payoff bundles (``kernel_tree``,
+    ``kernel_cards`` and ``kernel_payoffs``: ``T``, ``C`` and ``P`` of :mod:`realtime.sog.kernels`).
 
     >>> g = PublicGame.load("leduc")
     >>> g.tree.num_nodes, g.max_actions, g.num_hands
@@ -98,7 +90,7 @@ class PublicGame:
             for c in range(nc):
                 self.parent[f + c] = i
                 if t.kind[i] == K.DECISION:
-                    states[f + c] = st.apply(label_action(t.node_labels(i)[c]))
+                    states[f + c] = st.apply(action_from_text(t.node_labels(i)[c], self.game.nolimit))
                 else:
                     states[f + c] = st
         self.states = states
@@ -113,9 +105,12 @@ class PublicGame:
         self.expandable = np.ones(n, dtype=np.bool_)
         self.expandable[(t.kind == K.FOLD_NODE) | (t.kind == K.SHOWDOWN)] = False
         self._subtrees: dict[int, np.ndarray] = {}
+        self.kernel_tree = K.tree_bundle(t)
+        self.kernel_cards = K.card_bundle(t, self.compat)
+        self.kernel_payoffs = K.payoff_bundle(t)
 
     @classmethod
-    def load(cls, game: GameDef | str, bet_menu: BetMenu | None = None) -> PublicGame:
+    def load(cls, game: GameDef | str, bet_menu: BetMenuFn | None = None) -> PublicGame:
         if isinstance(game, str):
             game = load_game(game)
         if game.num_players != 2 or game.num_hole_cards != 1 or game.deck_size > 13:
@@ -185,9 +180,10 @@ class PublicGame:
                 if t.kind[n] != K.DECISION:
                     raise SoGError(f"state {state.betting_string()!r} goes past the end of the public tree")
                 labels = t.node_labels(n)
-                text = "r" if (action.kind == RAISE.kind and not self.game.nolimit) else str(action)
+                text = action_text(action, self.game.nolimit)
                 if text not in labels and translate and action.kind == RAISE.kind:
-                    sizes = [(abs(int(lab[1:]) - action.size), lab) for lab in labels if lab.startswith("r") and lab != "r"]
+                    menu = [action_from_text(lab, self.game.nolimit) for lab in labels]
+                    sizes = [(abs(a.size - action.size), lab) for a, lab in zip(menu, labels) if a.size]
                     if sizes:
                         text = min(sizes)[1]
                 if text not in labels:
@@ -289,18 +285,16 @@ class GTCFR:
         self.root_valid = (t.valid[0][b], t.valid[1][b])
         self.root_ranges = [r[0] * t.valid[0][b], r[1] * t.valid[1][b]]
         n = t.num_nodes
-        self.R0 = np.zeros((n, h0))
-        self.R1 = np.zeros((n, h1))
-        self.V0 = np.zeros((n, h0))
-        self.V1 = np.zeros((n, h1))
+        # The kernels' bundles (see realtime.sog.kernels), built once: W, S and X here, G (kernel_root) below.
+        self.kernel_work = K.work_arrays(n, t.num_hands)
+        self.R0, self.R1, self.V0, self.V1, self.CS = self.kernel_work
+        self.kernel_strategy = K.strategy_arrays(t.num_slots)
+        self.strat, self.regret, self.ssum = self.kernel_strategy
         self.Vsum0 = np.zeros((n, h0))
         self.Vsum1 = np.zeros((n, h1))
-        self.regret = np.zeros(t.num_slots)
-        self.ssum = np.zeros(t.num_slots)
-        self.strat = np.zeros(t.num_slots)
         self.visits = np.zeros(t.num_slots)
         self.prior = np.zeros(t.num_slots)
-        self.CS = np.zeros(52)
+        self.kernel_stats = (self.Vsum0, self.Vsum1, self.visits, self.prior)
         self.expanded = np.zeros(n, dtype=np.bool_)
         self.in_tree = np.zeros(n, dtype=np.bool_)
         self.in_tree[root] = True
@@ -315,6 +309,7 @@ class GTCFR:
             self.gadget_regret = np.zeros((2, t.num_hands[o]))  # rows: follow, terminate
             self.follow = np.zeros(t.num_hands[o])
             self.opp_prev_range = np.asarray(gadget.opp_prev_range, dtype=np.float64)
+        self.kernel_root = self._root_bundle()
         self._set_uniform(root)
         self._expand(root)
 
@@ -358,6 +353,19 @@ class GTCFR:
 
     # --- regret-update phase -------------------------------------------------------------
 
+    def _root_bundle(self) -> tuple:
+        """The kernels' root bundle ``G``. Without a gadget its gadget arrays are zero placeholders of the
+        same types as a gadget's, so one compilation of the kernels serves searches with and without one."""
+        r0, r1 = self.root_ranges
+        g = self.gadget
+        if g is None:
+            return (int(self.root), -1, 0.0, r0, r1, np.zeros(1), np.zeros(1), np.zeros(1), np.zeros((2, 1)),
+                    np.zeros(1), np.zeros(1))
+        o = 1 - g.own
+        return (int(self.root), int(g.own), float(g.alpha), r0, r1, self.opp_prev_range,
+                np.ascontiguousarray(g.opp_values, dtype=np.float64), self.root_valid[o], self.gadget_regret,
+                self.follow, self.root_opp_sum)
+
     def _root_reach(self) -> None:
         g = self.gadget
         if g is None:
@@ -377,13 +385,9 @@ class GTCFR:
         self._root_reach()
         self._reach(self.strat)
         self._leaf_values()
-        K.value_pass(
-            self.nodes, self.expanded, t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount,
-            t.sd_row, t.chance_weight, t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
-            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
-            self.strat, self.regret, self.ssum, float(self.t), True, self.R0, self.R1, self.V0, self.V1, self.CS,
-            self.R0, self.R1,
-        )
+        game = self.game
+        K.value_pass(self.nodes, self.expanded, game.kernel_tree, game.kernel_cards, game.kernel_payoffs,
+                     self.kernel_strategy, float(self.t), True, self.kernel_work, (self.R0, self.R1))
         K.regret_match(self.dec[0], t.num_children, t.slot, t.num_hands[0], self.regret, self.strat)
         K.regret_match(self.dec[1], t.num_children, t.slot, t.num_hands[1], self.regret, self.strat)
         K.accumulate_values(self.nodes, self.V0, self.V1, self.Vsum0, self.Vsum1)
@@ -396,29 +400,14 @@ class GTCFR:
         """``count`` regret updates in one kernel call; only for a tree without leaves (fully grown)."""
         if self.leaves.shape[0]:
             raise SoGError("cfr_iterations_grown needs a search tree without leaves")
-        t = self.game.tree
-        g = self.gadget
-        h_opp = t.num_hands[1 - g.own] if g else 1
-        K.cfr_loop(
-            count, self.t, self.root, g.own if g else -1, g.alpha if g else 0.0, self.root_ranges[0],
-            self.root_ranges[1], self.opp_prev_range if g else np.zeros(h_opp),
-            g.opp_values if g else np.zeros(h_opp), self.root_valid[1 - g.own] if g else np.zeros(h_opp, np.bool_),
-            self.gadget_regret if g else np.zeros((2, h_opp)), self.follow if g else np.zeros(h_opp),
-            self.root_opp_sum if g else np.zeros(h_opp), self.nodes, self.expanded, self.dec[0], self.dec[1],
-            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
-            t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
-            t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
-            self.strat, self.regret, self.ssum, self.R0, self.R1, self.V0, self.V1, self.Vsum0, self.Vsum1, self.CS,
-        )
+        game = self.game
+        K.cfr_loop(count, self.t, self.nodes, self.expanded, self.dec, self.kernel_root, game.kernel_tree,
+                   game.kernel_cards, game.kernel_payoffs, self.kernel_strategy, self.kernel_work, self.kernel_stats)
         self.t += count
         self.stats.cfr_iterations += count
 
     def _reach(self, strat: np.ndarray) -> None:
-        t = self.game.tree
-        K.reach_pass(
-            self.nodes, self.expanded, t.kind, t.player, t.first_child, t.num_children, t.slot, t.board,
-            t.valid[0], t.valid[1], strat, self.R0, self.R1,
-        )
+        K.reach_pass(self.nodes, self.expanded, self.game.kernel_tree, self.game.kernel_cards, strat, self.R0, self.R1)
 
     def _leaf_values(self) -> None:
         leaves = self.leaves
@@ -445,17 +434,14 @@ class GTCFR:
 
     def simulate(self) -> None:
         """One expansion simulation (see the module docstring; the walk is :func:`kernels.simulate_walk`)."""
-        t = self.game.tree
         i = self.stats.simulations % 2
         self.stats.simulations += 1
         if self.next_uniform + _UNIFORMS_PER_WALK > _UNIFORMS:
             self.uniforms = self.rng.random(_UNIFORMS)
             self.next_uniform = 0
         leaf, self.next_uniform = K.simulate_walk(
-            self.uniforms, self.next_uniform, self.root, i, self.R0[self.root], self.R1[self.root], self.game.compat,
-            t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.valid[0], t.valid[1], self.expanded,
-            self.R0, self.R1, self.Vsum0, self.Vsum1, float(self.t), self.game.max_stake, self.c_puct, self.prior,
-            self.visits, self.ssum,
+            self.uniforms, self.next_uniform, self.root, i, self.expanded, self.game.kernel_tree, self.game.kernel_cards,
+            self.kernel_strategy, self.kernel_work, self.kernel_stats, float(self.t), self.game.max_stake, self.c_puct,
         )
         if leaf >= 0:
             self._expand(int(leaf))
@@ -491,7 +477,7 @@ class GTCFR:
         t = self.game.tree
         out = np.zeros(t.num_slots)
         nodes = np.concatenate(self.dec)
-        K.normalize_into(nodes, t.kind, t.player, t.num_children, t.slot, t.num_hands[0], t.num_hands[1], self.ssum, out)
+        K.normalize_into(nodes, self.game.kernel_tree, t.num_hands[0], t.num_hands[1], self.ssum, out)
         return out
 
     def policy(self, node: int | None = None) -> np.ndarray:
@@ -515,15 +501,12 @@ class GTCFR:
     def average_reaches(self) -> tuple[np.ndarray, np.ndarray]:
         """Both players' reaches at every in-tree node under the average policy (the opponent's
         root range of a gadget search is its average over iterations)."""
-        t = self.game.tree
         R0, R1 = self.R0.copy(), self.R1.copy()
         R0[self.root], R1[self.root] = self.root_ranges[0], self.root_ranges[1]
         if self.gadget is not None and self.root_opp_sum is not None and self.t:
             (R0, R1)[1 - self.gadget.own][self.root] = self.root_opp_sum / self.t
-        K.reach_pass(
-            self.nodes, self.expanded, t.kind, t.player, t.first_child, t.num_children, t.slot, t.board,
-            t.valid[0], t.valid[1], self.average_strategy(), R0, R1,
-        )
+        K.reach_pass(self.nodes, self.expanded, self.game.kernel_tree, self.game.kernel_cards, self.average_strategy(),
+                     R0, R1)
         return R0, R1
 
     def root_value(self) -> float:

@@ -31,11 +31,12 @@ class ExactValue:
         self.iterations = int(iterations)
         n = t.num_nodes
         h0, h1 = t.num_hands
-        self.R0, self.R1 = np.zeros((n, h0)), np.zeros((n, h1))
-        self.A0, self.A1 = np.zeros((n, h0)), np.zeros((n, h1))
-        self.V0, self.V1 = np.zeros((n, h0)), np.zeros((n, h1))
-        self.strat, self.regret, self.ssum = np.zeros(t.num_slots), np.zeros(t.num_slots), np.zeros(t.num_slots)
-        self.CS = np.zeros(52)
+        # The kernels' bundles (see realtime.sog.kernels): work arrays, averaging reaches, strategy state.
+        self.kernel_work = K.work_arrays(n, t.num_hands)
+        self.R0, self.R1, self.V0, self.V1, self.CS = self.kernel_work
+        self.A0, self.A1 = self.kernel_avg = (np.zeros((n, h0)), np.zeros((n, h1)))
+        self.kernel_strategy = K.strategy_arrays(t.num_slots)
+        self.strat, self.regret, self.ssum = self.kernel_strategy
         self._dec: dict[int, tuple[np.ndarray, np.ndarray]] = {}
 
     def _decisions(self, game: PublicGame, node: int) -> tuple[np.ndarray, np.ndarray]:
@@ -54,14 +55,9 @@ class ExactValue:
         for i, n in enumerate(nodes):
             n = int(n)
             sub = game.subtree(n)
-            d0, d1 = self._decisions(game, n)
             self.R0[n], self.R1[n] = r0[i], r1[i]
-            K.solve_subtree(
-                sub, game.expandable, d0, d1, self.iterations,
-                t.kind, t.player, t.first_child, t.num_children, t.slot, t.board, t.amount, t.sd_row, t.chance_weight,
-                t.hands[0], t.hands[1], t.same[0], t.same[1], t.valid[0], t.valid[1],
-                t.sd_order[0], t.sd_strength[0], t.sd_order[1], t.sd_strength[1], t.sd_cards[0], t.sd_cards[1],
-                self.strat, self.regret, self.ssum, self.R0, self.R1, self.V0, self.V1, self.CS, self.A0, self.A1,
-            )
+            K.solve_subtree(sub, game.expandable, self._decisions(game, n), self.iterations, game.kernel_tree,
+                            game.kernel_cards, game.kernel_payoffs, self.kernel_strategy, self.kernel_work,
+                            self.kernel_avg)
             v0[i], v1[i] = self.V0[n], self.V1[n]
         return LeafValues(v0, v1)
