@@ -14,7 +14,7 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
   pair, averaged over the flop, turn and river;
 * that induction treats bucket pairs as a Markov chain, which pulls every class toward the mean
   (hunl-tiny, against a Monte Carlo of the same strategies with real cards, ``python -m
-  realtime.preflop_check``: limps of the mostly-folded classes rated above folding, A8s ~35 chips too
+  experiments.preflop_check``: limps of the mostly-folded classes rated above folding, A8s ~35 chips too
   low; enough to make the preflop re-solve limp what the blueprint folds); so a
   flop-start value is corrected by the mean, over deals stratified by hand pair, of the deal's exact
   value (its cards fix every bucket and the showdown: one backward pass) minus the Markov value at its

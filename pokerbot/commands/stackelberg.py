@@ -96,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     _validate(args)
     import time
 
-    from realtime.stackelberg import experiments as ex
+    from experiments import stackelberg_tables as ex
 
     rules = [r.strip() for r in args.rule.split(",") if r.strip()]
     for table in args.tables:

@@ -21,7 +21,7 @@ alternating updates, linearly weighted averages. The average plan's pseudo-explo
 tends to the saddle value ``v* = min_xi max violation`` (≤ 0: the blueprint is feasible),
 which :func:`violation_lp` computes exactly by LP on small instances.
 
->>> from realtime.efce.experiments import instance
+>>> from realtime.efce.battleship import instance
 >>> from realtime.efce.plan import uniform_plan
 >>> from realtime.efce.subgames import Blueprint
 >>> dec, j = instance(3, 2, 2.0)
