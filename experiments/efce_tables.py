@@ -1,5 +1,6 @@
-"""Table 1 of Ling & Fang on Battleship (reading notes §4.5): the social welfare one
-subgame contributes under the blueprint and under the fully safe LP refinement.
+"""Table 1 of Ling & Fang, Safe subgame resolving for EFCE (section "Experiments"), on
+Battleship: the social welfare one subgame contributes under the blueprint and under the
+fully safe LP refinement.
 
 Instances: ``n`` cells in a row (``n x 1`` grid), ship ``1 x 1``, ``T`` timesteps,
 subgames by the first timestep's shots (``T' = 1``, ``J = n²``); the refined subgame is
@@ -31,7 +32,8 @@ from realtime.efce.regret import (
 )
 from realtime.efce.subgames import Blueprint, Decomposition, refine, safety, subgame_welfare
 
-#: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
+#: Jitter width ``w`` (Ling & Fang, section "Experiments": w in [0, 1]; the paper does not
+#: give the value used, we take 0.25).
 DEFAULT_WIDTH = 0.25
 
 

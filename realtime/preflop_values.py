@@ -2,8 +2,9 @@
 
 A HUNL preflop subgame cut at the end of the preflop has its leaves at the start of the
 flop, before the flop is dealt. Rollouts there would have to average over 19,600 flops
-per leaf, so Modicum (``depth-limited-solving-modicum.txt`` section 5: "10 values for each
-state at the end of the first betting round ... in a table using 240 MB") precomputes
+per leaf, so Modicum (Brown, Sandholm & Amos, Depth-limited solving for imperfect-information
+games, section 6.2: "10 values for each state at the end of the first betting round ... in a
+table using 240 MB") precomputes
 them. :class:`FlopStartTable` does the same for a bucketed blueprint:
 
 * for each seat ``o`` and each of the opponent's ``K`` continuation strategies ``k``,

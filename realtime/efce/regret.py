@@ -1,4 +1,5 @@
-"""Safe refinement by regret minimisation (Ling & Fang's Algorithm 2; reading notes §4.3).
+"""Safe refinement by regret minimisation (Ling & Fang, Safe subgame resolving for EFCE,
+Algorithm 2 and Appendices E-F).
 
 The LP refinement's constraints (A)-(C) (:func:`realtime.efce.subgames.refinement_program`)
 become a bilinear saddle point ``min_{xi in Ξ_j} max_{z in Z} xi^T M z + c^T z``:
