@@ -10,7 +10,7 @@
    iterations per second, and the time to reach 1% of the pot exploitability inside the
    depth-limited game (CPU time beside wall time);
 2. with ``FIG1=1`` in the environment (slow: about 40 minutes on the loaded 2-core
-   machine), the Fig. 1 table on ``nlfh-small`` (:mod:`realtime.offtree_experiment`) and a
+   machine), the Fig. 1 table on ``nlfh-small`` (:mod:`experiments.offtree_fig1`) and a
    PNG plot written to ``$FIG1_PNG`` (default ``fig1-nlfh-small.png``).
 
 Needs the ``hunl-tiny`` blueprint (``pokerbot demo``) and its bias set
@@ -109,8 +109,8 @@ def hunl_flop(rollouts: int = 3, k: int = 4, target_pct: float = 1.0) -> dict[st
 
 
 def fig1() -> None:
-    from realtime.offtree_experiment import fig1 as run_fig1
-    from realtime.offtree_experiment import plot
+    from experiments.offtree_fig1 import fig1 as run_fig1
+    from experiments.offtree_fig1 import plot
 
     result = run_fig1(round2=("blueprint", "unsafe", "resolve", "maxmargin"))
     print(result.table())

@@ -40,7 +40,7 @@ def main() -> None:
 
 
 def _setup(n: int, t: int):  # type: ignore[no-untyped-def]
-    from realtime.efce.experiments import instance
+    from realtime.efce.battleship import instance
     from realtime.efce.plan import uniform_plan
     from realtime.efce.subgames import Blueprint
 

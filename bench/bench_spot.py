@@ -16,10 +16,12 @@ Spots (``SPOTS=river,turn,flop`` picks; default river,turn,agent; ``THREADS=2`` 
 * ``flop``: TexasSolver's published flop benchmark (Qs Jh 2h, pot 10, stacks 95, its two ranges,
   100% bets, 50% raises, all-in) to 0.3% of the pot (PioSOLVER's log ends at EV OOP 5.361).
 
-Peers are built outside the project (``../shared/peers``); point at them with
-``TEXASSOLVER_DIR`` (the directory holding ``build/console_solver`` and ``resources``) and
-``POSTFLOP_SPOT`` (postflop-solver's ``spot`` example binary). A missing peer is skipped with
-a line saying so. Measure with the machine otherwise idle.
+Peers are built outside the project: TexasSolver's ``console`` branch, built with cmake
+(Release), and postflop-solver with a ``spot`` example program, built with
+``cargo build --release --example spot``. Point at them with ``TEXASSOLVER_DIR`` (the
+directory holding ``build/console_solver`` and ``resources``) and ``POSTFLOP_SPOT`` (the
+``spot`` example binary). A missing peer is skipped with a line saying so. Measure with
+the machine otherwise idle.
 """
 
 from __future__ import annotations
@@ -89,7 +91,7 @@ def _ts_range(text: str) -> str:
 def texassolver(name: str, threads: int) -> None:
     root = os.environ.get("TEXASSOLVER_DIR")
     if not root or not (Path(root) / "build" / "console_solver").is_file():
-        print(f"{name:13s} TexasSolver: skipped (set TEXASSOLVER_DIR to a built console branch; ../shared/peers)")
+        print(f"{name:13s} TexasSolver: skipped (set TEXASSOLVER_DIR to a console-branch checkout built with cmake)")
         return
     s = SPOTS[name]
     board = ",".join(re.findall("..", str(s["board"])))
@@ -143,7 +145,7 @@ def postflop(name: str, threads: int) -> None:
     if name not in ("river", "turn"):
         return
     if not binary or not Path(binary).is_file():
-        print(f"{name:13s} postflop-solver: skipped (set POSTFLOP_SPOT to its spot example; ../shared/peers)")
+        print(f"{name:13s} postflop-solver: skipped (set POSTFLOP_SPOT to its spot example built with cargo --release)")
         return
     target = SPOTS[name]["target"]
     env = dict(os.environ, RAYON_NUM_THREADS=str(threads))

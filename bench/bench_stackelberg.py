@@ -21,7 +21,7 @@ def main() -> None:
     from pokerbot.efg.general_sum_games import goofspiel, goofspiel_subgame, label_subgames
     from pokerbot.efg.sequence_form import uniform_strategy
     from realtime.stackelberg.bounds import Subgames, compute_bounds
-    from realtime.stackelberg.experiments import leduc_setup
+    from experiments.stackelberg_tables import leduc_setup
     from realtime.stackelberg.response import follower_response
     from realtime.stackelberg.search import safe_search
 

@@ -2,8 +2,9 @@
 
 A HUNL preflop subgame cut at the end of the preflop has its leaves at the start of the
 flop, before the flop is dealt. Rollouts there would have to average over 19,600 flops
-per leaf, so Modicum (``depth-limited-solving-modicum.txt`` section 5: "10 values for each
-state at the end of the first betting round ... in a table using 240 MB") precomputes
+per leaf, so Modicum (Brown, Sandholm & Amos, Depth-limited solving for imperfect-information
+games, section 6.2: "10 values for each state at the end of the first betting round ... in a
+table using 240 MB") precomputes
 them. :class:`FlopStartTable` does the same for a bucketed blueprint:
 
 * for each seat ``o`` and each of the opponent's ``K`` continuation strategies ``k``,
@@ -14,7 +15,7 @@ them. :class:`FlopStartTable` does the same for a bucketed blueprint:
   pair, averaged over the flop, turn and river;
 * that induction treats bucket pairs as a Markov chain, which pulls every class toward the mean
   (hunl-tiny, against a Monte Carlo of the same strategies with real cards, ``python -m
-  realtime.preflop_check``: limps of the mostly-folded classes rated above folding, A8s ~35 chips too
+  experiments.preflop_check``: limps of the mostly-folded classes rated above folding, A8s ~35 chips too
   low; enough to make the preflop re-solve limp what the blueprint folds); so a
   flop-start value is corrected by the mean, over deals stratified by hand pair, of the deal's exact
   value (its cards fix every bucket and the showdown: one backward pass) minus the Markov value at its

@@ -1,5 +1,5 @@
-"""The KLSS paper's games: exact sizes (reading notes §1.7), and payoffs / infosets checked
-against OpenSpiel (NashConv of the uniform strategy) where OpenSpiel has the same game."""
+"""The KLSS paper's games: exact sizes (Zhang & Sandholm, Appendix B, Table 2), and payoffs /
+infosets checked against OpenSpiel (NashConv of the uniform strategy) where OpenSpiel has the same game."""
 
 from __future__ import annotations
 

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import doctest
-
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import pokerbot.ranges
 from pokerbot.cards import format_cards, parse_cards
 from pokerbot.errors import CardError, PokerbotError, SolverError
 from pokerbot.gamedef import load_game
@@ -40,11 +37,6 @@ def test_hands_are_the_solvers_hand_order():
     assert HANDS.dtype == np.int32 and HANDS.shape == (1326, 2)
     assert np.array_equal(HANDS, expected)
     assert not HANDS.flags.writeable
-
-
-def test_doctests_pass():
-    result = doctest.testmod(pokerbot.ranges)
-    assert result.attempted > 0 and result.failed == 0
 
 
 @pytest.mark.parametrize("text,count", [

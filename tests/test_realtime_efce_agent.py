@@ -7,7 +7,7 @@ import numpy as np
 
 from pokerbot.efg.game import TERMINAL
 from realtime.efce.agent import Mediator, outcome_distribution
-from realtime.efce.experiments import instance
+from realtime.efce.battleship import instance
 from realtime.efce.plan import jittered_plan
 from realtime.efce.subgames import Blueprint, refine, subgame_welfare
 

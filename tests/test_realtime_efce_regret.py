@@ -12,7 +12,8 @@ import scipy.sparse as sp
 
 from pokerbot.efg.game import Branch, EfgError, Game, Leaf, Move, build_game
 from pokerbot.efg.lp import linear_program
-from realtime.efce.experiments import instance, regret_run
+from experiments.efce_tables import regret_run
+from realtime.efce.battleship import instance
 from realtime.efce.agent import Mediator
 from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
 from realtime.efce.regret import (

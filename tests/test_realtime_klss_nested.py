@@ -19,7 +19,7 @@ from pokerbot.efg import (
     uniform_floor,
 )
 from pokerbot.efg.knowledge import check_independent, infoset_graph
-from realtime.klss.experiments import proposition3
+from experiments.klss_tables import proposition3
 from realtime.klss.nested import (
     KlssOptions,
     UpdatingBlueprint,

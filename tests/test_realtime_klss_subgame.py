@@ -28,8 +28,9 @@ def _random_x(tp, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
 
 
 def test_worked_example_gadget_entries() -> None:
-    # reading notes §1.8: A[R1h,C0h]=1, A[R1t,C0t]=4, A[R1h,C2h]=2, A[R1t,C2t]=3, B[∅,C2h]=3/2, B[∅,C2t]=1,
-    # self-consistent alternate values -1/2 (c0') and -5/2 (c2')
+    # Zhang & Sandholm, Appendix C.2: A[R1h,C0h]=1, A[R1t,C0t]=4, A[R1h,C2h]=2, A[R1t,C2t]=3, B[∅,C2h]=3/2,
+    # B[∅,C2t]=1; alternate values -1/2 (c0') and -5/2 (c2'), the self-consistent ones (C.2's table
+    # prints -5 for c2', its text 3)
     g = games.klss_example()
     gad = make_subgame(g, uniform_strategy(g.treeplex(0)), infoset=0)
     m = gad.sf.payoff[0].toarray()
@@ -69,7 +70,7 @@ def test_blueprint_gives_every_margin_exactly_zero(name: str, k: int) -> None:
 
 def test_paper_scale_alternate_values_break_the_invariant() -> None:
     # negative control: the pseudocode's -u*(x|I0), normalised by all of I0's mass instead of D,
-    # leaves non-zero margins wherever I0 reaches outside I (the reading notes' INCONSISTENT scale)
+    # leaves non-zero margins wherever I0 reaches outside I (Appendix E line 21 with section 2's u*)
     g = games.matching_pennies(10)
     x = _random_x(g.treeplex(0), 2)
     gad = make_subgame(g, x, 3)

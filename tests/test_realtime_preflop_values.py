@@ -260,9 +260,9 @@ def test_hunl_agent_solves_the_preflop_and_caches_it(table, hunl_tiny_home, monk
 
 
 def test_preflop_check_folds_cost_the_small_blind_both_ways(table, hunl_tiny_home, monkeypatch) -> None:
-    """``python -m realtime.preflop_check``: the table's and the Monte Carlo's values of the small blind's opening
+    """``python -m experiments.preflop_check``: the table's and the Monte Carlo's values of the small blind's opening
     actions; folding costs exactly the small blind both ways, and the other actions are finite and differ."""
-    from realtime.preflop_check import monte_carlo_action_values, table_action_values
+    from experiments.preflop_check import monte_carlo_action_values, table_action_values
 
     bp, tab = table
     monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))

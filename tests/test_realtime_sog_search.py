@@ -1,4 +1,5 @@
-"""GT-CFR with an exact value function at the leaves (Student of Games, reading notes 2.3 / 2.8)."""
+"""GT-CFR with an exact value function at the leaves (Schmid et al., Student of Games, "Search via
+Growing-Tree CFR" and its regret bound, Theorems 1 and 3, with exact leaf values)."""
 
 from __future__ import annotations
 

@@ -146,7 +146,7 @@ def _run_regret(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from realtime.efce.experiments import plot_curve, regret_run
+    from experiments.efce_tables import plot_curve, regret_run
 
     for gamma in gammas:
         print(f"building Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g} ...", file=sys.stderr)
@@ -215,7 +215,7 @@ def _run_lp(args: argparse.Namespace) -> int:
 
     from tqdm import tqdm
 
-    from realtime.efce.experiments import DEFAULT_WIDTH, format_table, table1_row
+    from experiments.efce_tables import DEFAULT_WIDTH, format_table, table1_row
 
     width = DEFAULT_WIDTH if args.width is None else args.width
     if not 0.0 <= width <= 1.0:

@@ -39,7 +39,7 @@ def run(args: argparse.Namespace) -> int:
     if any(n < 2 for n in args.prop3):
         raise PokerbotError("--prop3 values must be at least 2")
 
-    from realtime.klss.experiments import ROWS, format_table, proposition3, table1_row
+    from experiments.klss_tables import ROWS, format_table, proposition3, table1_row
     from realtime.klss.nested import KlssOptions
 
     import sys

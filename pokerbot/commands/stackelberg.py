@@ -10,7 +10,8 @@ HELP = "safe search for Stackelberg equilibria: the paper's toy games and Tables
 
 TABLES = ("figures", "table1", "table2", "table3", "table4")
 
-#: The printed numbers (reading notes §3.4), shown beside the measured ones.
+#: The printed numbers (Ling & Brown, Safe search for Stackelberg equilibria, Tables 1-4
+#: of section 5), shown beside the measured ones.
 PAPER_TABLE3 = {3: (-0.1738, -0.1686, -0.1335), 4: (-0.1905, -0.1862, -0.1882), 5: (-0.2028, -0.2003, -0.2028),
                 6: (-0.1832, -0.1780, -0.1832), 8: (-0.1670, -0.1609, None)}
 PAPER_TABLE2 = {(4, 2): 3.02, (4, 3): 3.07}
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
     _validate(args)
     import time
 
-    from realtime.stackelberg import experiments as ex
+    from experiments import stackelberg_tables as ex
 
     rules = [r.strip() for r in args.rule.split(",") if r.strip()]
     for table in args.tables:

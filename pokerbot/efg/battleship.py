@@ -1,11 +1,13 @@
-"""Battleship (Farina et al. 2019a), the EFCE benchmark of Ling & Fang (reading notes §4.5).
+"""Battleship (Farina et al. 2019a), the EFCE benchmark of Ling & Fang, "Safe subgame
+resolving for extensive-form correlated equilibrium", section "Experiments".
 
 Placement stage: player 0, then player 1, privately places one ``1 x m`` ship on a
 ``W x H`` grid (horizontal or vertical; a ``1 x 1`` ship has one placement per cell).
 Firing stage: for ``T`` timesteps player 0 then player 1 fires at one cell of the other's
-grid that she has not fired at before; both players observe the shot and whether it hit.
-A ship is destroyed once all its cells are hit: the game ends, the shooter gets ``+1`` and
-the loser ``-gamma``. If no ship is destroyed after ``T`` timesteps it is a tie (0, 0).
+grid that she has not fired at before (Ling & Fang do not state this rule; the Uniform
+blueprint values of their Table 1 hold with it); both players observe the shot and
+whether it hit. A ship is destroyed once all its cells are hit: the game ends, the shooter
+gets ``+1`` and the loser ``-gamma``. If no ship is destroyed after ``T`` timesteps it is a tie (0, 0).
 There is no chance node, as the EFCE papers require.
 
 >>> g = battleship(3, 1, timesteps=2)

@@ -171,8 +171,9 @@ def hidden_pennies(n: int) -> Game:
 
 
 def klss_example() -> Game:
-    """The worked example of the KLSS paper (Figs. 1-3, App. C, as reconstructed in the
-    reading notes §1.8): nature picks 1..5 uniformly; at k <= 4 player 0 picks h/t, then
+    """The worked example of Zhang & Sandholm, "Subgame solving without common knowledge"
+    (Figs. 1-3, section 5 and Appendix C; we reconstructed the leaf payoffs from Appendix
+    C's matrix entries): nature picks 1..5 uniformly; at k <= 4 player 0 picks h/t, then
     player 1 (not seeing it); u(k,h,h) = k, u(k,t,t) = 5 - k, mismatch 0; k = 5 ends at 0.
     Player 0 observes {1,2} / {3,4}; player 1 observes {1} / {2,3} / {4}."""
 

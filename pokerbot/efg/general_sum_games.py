@@ -1,5 +1,6 @@
 """General-sum games of Ling & Brown, "Safe search for Stackelberg equilibria in
-extensive-form games" (reading notes §3), with their subgame partitions.
+extensive-form games" (Figs. 1-2 of section 3 and the games of section 5), with their
+subgame partitions.
 
 Player 0 is the leader, player 1 the follower. Every builder returns a :class:`Game`
 built with ``keep_states=True``; :func:`label_subgames` turns a key on the builder's
@@ -163,7 +164,9 @@ def raked_leduc(ranks: int = 3, rake: float = 0.1, rule: str = "code") -> Game:
     """Leduc hold'em with ``ranks`` ranks x 2 suits, ante 1, raises of 2 then 4, at most
     5 raises a round, fold only facing a raise, player 0 first in both rounds; a pair
     with the board wins, else the higher rank, equal ranks tie. ``rake`` ρ under
-    ``rule`` (``"paper"`` or ``"code"``, see reading notes §3.4; ρ = 0 is zero-sum).
+    ``rule`` (``"paper"``: section 5's text, the winner nets (1 - ρ)x; ``"code"``: the
+    authors' released generator, which rakes differently, see :func:`_leduc_payoff`;
+    ρ = 0 is zero-sum).
     Per player: #I = 264n² - 120n, #Σ = 704n² - 320n + 1."""
     if ranks < 2:
         raise EfgError(f"raked_leduc needs at least 2 ranks, got {ranks}")
@@ -230,7 +233,8 @@ def leduc_subgame(state: LeducState) -> Hashable | None:
 
 
 def leduc_sizes(ranks: int) -> tuple[int, int]:
-    """Per-player (#I, #Σ) of :func:`raked_leduc` (reading notes §3.4)."""
+    """Per-player (#I, #Σ) of :func:`raked_leduc`: our closed form, which gives the |I| and
+    |Σ| columns of Ling & Brown's Table 3 (the paper prints only the table)."""
     return 264 * ranks * ranks - 120 * ranks, 704 * ranks * ranks - 320 * ranks + 1
 
 

@@ -22,7 +22,7 @@ another tree with :class:`~pokerbot.errors.CheckpointError`.
 >>> dl = build_tree(game, menu, depth_limit=0)
 >>> ev = ExactLeafEvaluator(dl, full, ([uniform_strategy(full)], [uniform_strategy(full)]))
 >>> ev.num_choices, ev.tables.shape
-((1, 1), (2, 1, 1, 6, 6))
+((1, 1), (3, 1, 1, 6, 6))
 """
 
 from __future__ import annotations

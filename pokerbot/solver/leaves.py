@@ -33,7 +33,7 @@ per best response. Leaves are numbered as in ``tree.continuation_leaves``.
 >>> from pokerbot.solver.tree import build_tree, pot_fraction_menu
 >>> tree = build_tree(load_game("leduc-nl"), pot_fraction_menu((1.0,), True, 1), depth_limit=0)
 >>> tree.num_leaves, int(tree.leaf_equity.sum())
-(4, 2)
+(5, 2)
 """
 
 from __future__ import annotations

@@ -9,7 +9,9 @@
   checks on the complete refinement.
 - :mod:`realtime.efce.regret`: the regret-minimisation refinement (Algorithm 2): Ξ_j as
   scaled extensions, the LP's constraint rows as the deviator's treeplex, self-play.
-- :mod:`realtime.efce.experiments`: Table 1 and Fig. 2 on Battleship.
+- :mod:`realtime.efce.battleship`: the paper's Battleship instances, decomposed by the first shots.
+
+The paper's Table 1 and Fig. 2 are reproduced by :mod:`experiments.efce_tables` (outside the library).
 
 See ``docs/efce.md``.
 """

@@ -6,7 +6,7 @@ A plan is sampled move by move: at player 0's infoset ``I`` with player 1 on seq
 (symmetrically for player 1). When both players follow, the leaf with sequence pair
 ``(s0, s1)`` is reached with probability ``xi[s0, s1]``: the conditionals telescope.
 
->>> from realtime.efce.experiments import instance
+>>> from realtime.efce.battleship import instance
 >>> from realtime.efce.plan import uniform_plan
 >>> dec, j = instance(3, 2, 2.0)
 >>> med = Mediator(dec, Blueprint.of(dec, uniform_plan(dec.space)))

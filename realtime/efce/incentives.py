@@ -1,5 +1,6 @@
 """EFCE incentive constraints, exploitability per trigger, social welfare, and the
-welfare-maximising EFCE by LP (reading notes §4.1).
+welfare-maximising EFCE by LP (Ling & Fang, Safe subgame resolving for EFCE, section
+"Background and Related Work": constraints (1)-(4) and Definition 4).
 
 A *trigger* of player i is one of her sequences ``t = (I, a!)``: she was recommended
 ``a!`` at ``I``. Following earns ``μ(t) = Σ_{s ⪰ t} Σ_{s'} u_i(s, s') xi[s, s']``;

@@ -1,4 +1,5 @@
-"""Safe refinement by regret minimisation (Ling & Fang's Algorithm 2; reading notes §4.3).
+"""Safe refinement by regret minimisation (Ling & Fang, Safe subgame resolving for EFCE,
+Algorithm 2 and Appendices E-F).
 
 The LP refinement's constraints (A)-(C) (:func:`realtime.efce.subgames.refinement_program`)
 become a bilinear saddle point ``min_{xi in Ξ_j} max_{z in Z} xi^T M z + c^T z``:
@@ -21,7 +22,7 @@ alternating updates, linearly weighted averages. The average plan's pseudo-explo
 tends to the saddle value ``v* = min_xi max violation`` (≤ 0: the blueprint is feasible),
 which :func:`violation_lp` computes exactly by LP on small instances.
 
->>> from realtime.efce.experiments import instance
+>>> from realtime.efce.battleship import instance
 >>> from realtime.efce.plan import uniform_plan
 >>> from realtime.efce.subgames import Blueprint
 >>> dec, j = instance(3, 2, 2.0)

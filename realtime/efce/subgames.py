@@ -1,4 +1,6 @@
-"""Subgame decompositions and the safe LP refinement of one subgame (reading notes §4.1-4.2).
+"""Subgame decompositions and the safe LP refinement of one subgame (Ling & Fang, Safe
+subgame resolving for EFCE, sections "Subgame Resolving for EFCE" and "Safe Subgame
+Resolving Using LPs", full LP in Appendix C).
 
 A decomposition assigns every node a subgame ``j`` or ``-1`` (pre-subgame); subgames are
 closed under descendants and hold whole infosets. Theorem 1: the relevant pairs split
@@ -17,7 +19,8 @@ where (B) and (C) unroll the slack ``-min(0, δ*(xi0; t))/2`` of each pre-subgam
 each sequence: its pre-subgame child infosets and one group per subgame it touches. The
 group of ``(s, k)`` holds the head-infoset values of ``k`` under ``s`` **and** the leaf
 terms that pair ``s`` with a sequence of ``k`` — the cross terms the paper's derivation
-leaves out (reading notes §4.2, GAP); ``cross_terms=False`` drops them (paper-literal).
+leaves out (its unrolling (B)-(C) stops at head infosets and never bounds them);
+``cross_terms=False`` drops them (paper-literal).
 If every item keeps its bound, every pre-subgame trigger satisfies
 ``δ*(xi; t) <= max(0, δ*(xi0; t))`` whichever subgames are refined (Theorem 2).
 """

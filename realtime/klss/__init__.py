@@ -4,7 +4,8 @@
   transposition merging), margins, gadget solving.
 - :mod:`realtime.klss.nested`: nested 1-KLSS at every infoset, and the two safe variants
   (updating the blueprint, Theorem 4; independent sets of G', Theorem 5).
-- :mod:`realtime.klss.experiments`: Table 1 and Proposition 3.
+
+The paper's Table 1 and Proposition 3 are reproduced by :mod:`experiments.klss_tables` (outside the library).
 """
 
 from __future__ import annotations

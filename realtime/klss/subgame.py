@@ -16,10 +16,11 @@ out; ⊕ is fixed to ``x`` everywhere else. The gadget is the game Γ' whose pay
   pseudocode), so ⊖'s strategy there still matters.
 - ``B[∅, branch J] = -u*(x|J)`` with the alternate value on the gadget's scale,
   ``u*(x|J) = V(x, J) / D_J`` (``V`` = ⊖'s unnormalised best-response value at ``J``,
-  computed on the full game): the scale the reading notes (§1.3) show is needed for
-  *plugging in the blueprint gives every margin exactly 0*. With ``reach=True`` the gift
-  estimate of the pseudocode is added back (it loosens the constraint; see
-  :func:`gift_estimates`).
+  computed on the full game): the scale needed for *plugging in the blueprint gives every
+  margin exactly 0* (the pseudocode's line 21 subtracts ``u*(x|I0)``, normalised by all of
+  I0's mass as in section 2: another scale; Appendix C's printed values are not
+  consistent either). With ``reach=True`` the gift estimate of the pseudocode is added
+  back (it loosens the constraint; see :func:`gift_estimates`).
 
 The value of branch ``J`` for a gadget strategy is its *margin*
 ``(V(x', J) - V(x, J)) / D_J (+ gift)``; solving the maxmargin gadget (maxmin LP)
@@ -29,7 +30,7 @@ maximises the smallest margin.
 >>> g = games.klss_example()
 >>> x = uniform_strategy(g.treeplex(0))
 >>> gad = make_subgame(g, x, infoset=0)
->>> gad.alternate.round(3).tolist()          # c0' and c2' (reading notes §1.8: -1/2, -5/2)
+>>> gad.alternate.round(3).tolist()          # c0' and c2': B = -1/2, -5/2 (Appendix C.2 prints -1/2, -5)
 [0.5, 2.5]
 >>> bool((abs(margins(gad, gad.blueprint)) < 1e-12).all())
 True

@@ -1,4 +1,6 @@
-"""The counterfactual value-and-policy network (CVPN) of Student of Games (reading notes 2.2).
+"""The counterfactual value-and-policy network (CVPN) of Student of Games (Schmid et al.,
+Student of Games, "Counterfactual Value-and-Policy Networks" and supplementary "Network
+Architecture and Optimization").
 
 ``f(beta) = (v, p)``: the input is a public belief state, both players' ranges
 (normalised) and public features in the analogue of the paper's poker row of

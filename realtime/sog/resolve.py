@@ -1,7 +1,8 @@
 """Continual re-solving with the safe gadget and range mixing, and the composed policy of a seed.
 
 A *re-solving chain* for player ``own`` searches at every public decision
-state, the opponent's included (reading notes 2.4). The first search is a
+state, the opponent's included (Schmid et al., Student of Games, "Modified Continual
+Re-solving" and the supplementary "Pseudocode"). The first search is a
 plain GT-CFR from the initial beliefs; each later search at public state ``s``
 is rooted at ``s`` (it is always in the previous search's tree, since every
 search's initial tree holds its root's children) with a :class:`Gadget` built

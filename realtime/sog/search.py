@@ -1,4 +1,5 @@
-"""GT-CFR (growing-tree CFR), the search of Student of Games (Schmid et al., reading notes 2.3).
+"""GT-CFR (growing-tree CFR), the search of Student of Games (Schmid et al., Student of
+Games, "Search via Growing-Tree CFR" and Algorithm 1).
 
 ``GTCFR(s, c)`` alternates, ``s / ceil(c)`` times, a *regret-update phase*
 (``ceil(1/c)`` public-tree CFR iterations: simultaneous updates,
@@ -220,7 +221,8 @@ class ValueFunction(Protocol):
 
 @dataclass
 class Gadget:
-    """The safe re-solving gadget at the search root with range mixing (reading notes 2.4).
+    """The safe re-solving gadget at the search root with range mixing (Schmid et al.,
+    Student of Games, "Modified Continual Re-solving").
 
     ``own`` keeps its range ``own_range``; every opponent hand chooses
     Terminate (receive ``opp_values``, its average counterfactual values from the

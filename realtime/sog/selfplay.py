@@ -1,4 +1,6 @@
-"""Sound self-play and query solving: the data side of Student of Games training (reading notes 2.5).
+"""Sound self-play and query solving: the data side of Student of Games training (Schmid et
+al., Student of Games, "Data Generation via Sound Self-play", "Training Process" and
+Algorithm 2).
 
 One *work unit* (what an actor does between two network refreshes) is one
 self-play hand and the query solves it triggers:

@@ -34,7 +34,9 @@ from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError
 from realtime.sog.selfplay import Examples, SelfPlayConfig, UnitResult, work_unit
 
-#: The paper's baselines (reading notes 2.7), mbb/g: drawn on the curves.
+#: The paper's baselines (Schmid et al., Student of Games, supplementary "Reinforcement
+#: Learning and Search in Imperfect Information Games": Table S5, Fig. S4), mbb/g: drawn
+#: on the curves.
 BASELINES = {"leduc": {"IS-MCTS": 465.0, "A2C": 78.0}, "kuhn": {"A2C": 52.0}}
 
 

@@ -10,7 +10,8 @@ follower's best response (and so the leader's value) from getting worse.
 - :mod:`realtime.stackelberg.bounds`: subgame partitions, Algorithm 2's bounds (α, β).
 - :mod:`realtime.stackelberg.search`: the SSE MILP of a whole game or a subgame, safe
   (and naive) search in every subgame, the combined strategy.
-- :mod:`realtime.stackelberg.experiments`: blueprints and the paper's tables.
+
+The paper's tables (and their blueprints) are reproduced by :mod:`experiments.stackelberg_tables` (outside the library).
 
 See ``docs/stackelberg.md``.
 """

@@ -1,16 +1,18 @@
 """Stackelberg MILPs (Bosansky & Cermak) for a whole game and for one subgame under the
 safety bounds, and safe search: refine every subgame, combine, let the follower
-best-respond to the combination (reading notes §3.3).
+best-respond to the combination (Ling & Brown, Safe search for Stackelberg equilibria:
+the MILP (1)-(12) of section 4 and Appendix C, evaluated as in section 5).
 
 One program serves all three uses. For subgame j, every leaf z gets
 ``ω(z) = C(z) · r1_bp(leader's sequence where z's path enters j)``; the follower's
 values (constraint (2), the bounds (9)-(10)) are ω-weighted, in the units of the
-blueprint's BRVs. The objective weights ``C^j(z) = ω(z) · r2_bp(follower's sequence at
-entry)`` (safe search: leaves the blueprint's response never reaches count 0) or
-``ω(z)`` (naive search: the follower is assumed to enter). The leader's in-subgame
-sequences are relative to her entry (``r1 = 1`` on the sequences outside), the
-follower's binary. Leaves with one sequence pair share one ``p`` variable. The
-whole-game SSE is the same program with the root as the only entry.
+blueprint's BRVs (ω is Appendix D's ω_h; with section 4's printed ``C^j`` instead, the
+leaves below non-trunk heads would weigh 0 and (10) would be vacuous). The objective
+weights ``C^j(z) = ω(z) · r2_bp(follower's sequence at entry)`` (safe search: leaves the
+blueprint's response never reaches count 0) or ``ω(z)`` (naive search: the follower is
+assumed to enter). The leader's in-subgame sequences are relative to her entry (``r1 = 1``
+on the sequences outside), the follower's binary. Leaves with one sequence pair share one
+``p`` variable. The whole-game SSE is the same program with the root as the only entry.
 
 Big-M for (5): a slack is a difference of two values of one infoset, so it is at most
 (max u2 - min u2) times the ω-mass entering the subgame; that product is M.

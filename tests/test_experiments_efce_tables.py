@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pokerbot.cli import main
-from realtime.efce.experiments import format_table, table1_row
+from experiments.efce_tables import format_table, table1_row
 
 
 def test_row_n3_uniform_and_jittered() -> None:

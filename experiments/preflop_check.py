@@ -1,6 +1,6 @@
 """How right the flop-start table is: its values against a Monte Carlo of the same strategies with real cards.
 
-``python -m realtime.preflop_check [--hands N] [--classes 3,1,...]`` prints, for some small-blind hand classes
+``python -m experiments.preflop_check [--hands N] [--classes 3,1,...]`` prints, for some small-blind hand classes
 of the hunl-tiny blueprint, the value in chips of each opening action (limp, open to 300) when the blueprint
 plays both seats afterwards, three ways:
 

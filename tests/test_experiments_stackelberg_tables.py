@@ -8,7 +8,7 @@ import pytest
 
 from pokerbot.efg.general_sum_games import raked_leduc, two_stage, two_stage_spec
 from pokerbot.efg.lp import maxmin
-from realtime.stackelberg.experiments import (
+from experiments.stackelberg_tables import (
     figure_rows,
     goofspiel_row,
     leduc_row,

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from pokerbot.cli import main
-from realtime.klss.experiments import ROWS, table1_row
+from experiments.klss_tables import ROWS, table1_row
 
 BY_LABEL = {r.label: r for r in ROWS}
 

@@ -1,5 +1,6 @@
-"""Table 1 of Ling & Fang on Battleship (reading notes §4.5): the social welfare one
-subgame contributes under the blueprint and under the fully safe LP refinement.
+"""Table 1 of Ling & Fang, Safe subgame resolving for EFCE (section "Experiments"), on
+Battleship: the social welfare one subgame contributes under the blueprint and under the
+fully safe LP refinement.
 
 Instances: ``n`` cells in a row (``n x 1`` grid), ship ``1 x 1``, ``T`` timesteps,
 subgames by the first timestep's shots (``T' = 1``, ``J = n²``); the refined subgame is
@@ -19,8 +20,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.efg.battleship import battleship, first_shot_subgame_key
-from realtime.efce.plan import CorrelationSpace, jittered_plan, uniform_plan
+from realtime.efce.battleship import grid_instance, instance
+from realtime.efce.plan import jittered_plan, uniform_plan
 from realtime.efce.regret import (
     RegretRefinement,
     RegretState,
@@ -29,12 +30,11 @@ from realtime.efce.regret import (
     regret_refine,
     violation_lp,
 )
-from realtime.efce.subgames import Blueprint, Decomposition, node_subgames, refine, safety, subgame_welfare
+from realtime.efce.subgames import Blueprint, Decomposition, refine, safety, subgame_welfare
 
-#: Jitter width ``w`` (the paper does not state its value; reading notes §4.5).
+#: Jitter width ``w`` (Ling & Fang, section "Experiments": w in [0, 1]; the paper does not
+#: give the value used, we take 0.25).
 DEFAULT_WIDTH = 0.25
-#: The refined subgame: both first shots at cell 0.
-FIRST_SUBGAME = ("s0", "s0")
 
 
 @dataclass(frozen=True)
@@ -61,20 +61,6 @@ class Row:
     jittered: Cell | None
     literal: Cell | None
     build_seconds: float
-
-
-def instance(n: int, timesteps: int, gamma: float) -> tuple[Decomposition, int]:
-    """The decomposition of the ``n x 1`` instance and the index of :data:`FIRST_SUBGAME`."""
-    return grid_instance(n, 1, timesteps, 1, gamma)
-
-
-def grid_instance(width: int, height: int, timesteps: int, ship: int, gamma: float) -> tuple[Decomposition, int]:
-    """The ``W x H`` instance with a ``1 x m`` ship, decomposed by the first shots
-    (``T' = 1``), and the index of :data:`FIRST_SUBGAME`."""
-    g = battleship(width, height, timesteps, ship=ship, gamma=gamma)
-    space = CorrelationSpace.of(g)
-    ids, keys = node_subgames(space, lambda h: first_shot_subgame_key(g, h))
-    return Decomposition.of(space, ids), keys.index(FIRST_SUBGAME)
 
 
 def _cell(dec: Decomposition, j: int, plans: Sequence[np.ndarray], check: bool, method: str,

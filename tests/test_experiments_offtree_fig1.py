@@ -11,7 +11,7 @@ from pokerbot.solver.best_response import best_response_strategy, counterfactual
 from pokerbot.solver.gadgets import alternative_values, reach_at
 from pokerbot.solver.leaf_tables import ExactLeafEvaluator, leaf_nodes_in_full_tree, restrict_strategy
 from pokerbot.solver.tree import DECISION, SolverError
-from realtime.offtree_experiment import (
+from experiments.offtree_fig1 import (
     RoundMenu,
     fig1,
     match_subtrees,

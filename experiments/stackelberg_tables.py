@@ -1,10 +1,10 @@
 """Blueprints and the paper's experiments (Tables 1-4) on this project's games.
 
-Blueprints (reading notes §3.4): raked Leduc and Goofspiel use the leader's Nash
-strategy of the zero-sum version (unraked Leduc; Goofspiel with ties split) by the
-sequence-form LP; two-stage games use the SSE of stage 1 alone (multiple LPs) and the
-uniform strategy in stage 2. Every row is measured, never copied: ``paper`` columns in
-the command's output are the printed numbers, for comparison.
+Blueprints (Ling & Brown, Safe search for Stackelberg equilibria, section 5): raked Leduc
+and Goofspiel use the leader's Nash strategy of the zero-sum version (unraked Leduc;
+Goofspiel with ties split) by the sequence-form LP; two-stage games use the SSE of stage 1
+alone (multiple LPs) and the uniform strategy in stage 2. Every row is measured, never
+copied: ``paper`` columns in the command's output are the printed numbers, for comparison.
 
 >>> row = two_stage_row(n=2, games=2, m=2, kappa=0.0, seeds=range(2))
 >>> row.blueprint <= row.search + 1e-9 and row.search <= row.full + 1e-6
