@@ -33,7 +33,7 @@ CLI_IMPORTS: dict[str, set[str]] = {
     "pokerbot/commands/leaves.py": {"blueprint"},
     "pokerbot/commands/match.py": {"evaluation"},
     "pokerbot/commands/play.py": {"evaluation"},
-    "pokerbot/commands/sog.py": {"blueprint", "realtime"},
+    "pokerbot/commands/sog.py": {"realtime"},
     "pokerbot/commands/stackelberg.py": {"experiments"},
     "pokerbot/commands/train.py": {"blueprint"},
 }
