@@ -17,6 +17,7 @@ from typing import Any
 
 import numpy as np
 
+from pokerbot.files import save_figure
 from pokerbot.gamedef import GameDef
 
 
@@ -105,6 +106,6 @@ def _save(fig: Any, plt: Any, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     fig.tight_layout()
-    fig.savefig(p, dpi=110)
+    save_figure(fig, p, dpi=110)
     plt.close(fig)
     return p

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from pokerbot.files import save_figure
 from realtime.efce.battleship import grid_instance, instance
 from realtime.efce.plan import jittered_plan, uniform_plan
 from realtime.efce.regret import (
@@ -242,5 +243,5 @@ def plot_curve(run: RegretRun, path: str, load: str) -> None:
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

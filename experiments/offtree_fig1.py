@@ -40,6 +40,7 @@ import numpy as np
 from abstraction.translation import pseudo_harmonic
 from blueprint.continuation import self_generative
 from pokerbot.actions import ActionType, action_from_text
+from pokerbot.files import save_figure
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.menus import BetMenuFn, fraction_of_raise
 from pokerbot.solver import PotFractionMenu, Solver, build_tree, uniform_strategy
@@ -355,5 +356,5 @@ def plot(result: Fig1Result, path: str) -> None:
     ax.set_title("nlfh-small: answering an off-tree 0.75-pot open (Modicum Fig. 1)")
     ax.legend(fontsize=7)
     fig.tight_layout()
-    fig.savefig(path, dpi=120)
+    save_figure(fig, path, dpi=120)
     plt.close(fig)

@@ -139,3 +139,11 @@ def atomic_write_bytes(path: str | os.PathLike[str], data: bytes) -> None:
 def atomic_write_text(path: str | os.PathLike[str], text: str) -> None:
     """:func:`atomic_write_bytes` of ``text`` in UTF-8."""
     atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -> None:
+    """Write the matplotlib figure ``fig`` to ``path`` atomically (:func:`atomic_open`), in the format its suffix
+    names (``.png`` when it has none); ``savefig_kwargs`` go to ``fig.savefig`` (``dpi``, ``bbox_inches``, ...)."""
+    fmt = Path(path).suffix.lstrip(".").lower() or "png"
+    with atomic_open(path) as f:
+        fig.savefig(f, format=fmt, **savefig_kwargs)

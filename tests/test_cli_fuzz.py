@@ -43,6 +43,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from pokerbot.cli import _refuse_swallowed_values, build_parser, command_modules, main
+from pokerbot.files import pokerbot_home
 
 #: Seconds one fuzzed command may run (the slowest valid baseline takes about one, on a loaded machine a few).
 TIME_LIMIT = 20.0
@@ -444,7 +445,7 @@ def workspace(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Workspace]:
     root = tmp_path_factory.mktemp("fuzz")
     home = root / "home"
     home.mkdir()
-    real_home = Path(os.environ.get("POKERBOT_HOME", Path.home() / ".cache" / "pokerbot"))
+    real_home = pokerbot_home()
     if (real_home / "abstraction").is_dir():  # read-only use: the fuzzer never passes --force
         (home / "abstraction").symlink_to(real_home / "abstraction")
     cwd = root / "cwd"

@@ -17,6 +17,7 @@ from pokerbot.files import (
     file_sha256,
     pokerbot_home,
     read_toml_config,
+    save_figure,
 )
 
 
@@ -101,3 +102,21 @@ def test_atomic_open_takes_the_longest_file_name(tmp_path: Path) -> None:
         atomic_write_text(tmp_path / name, "ok")
         assert (tmp_path / name).read_text() == "ok"
     assert len(os.listdir(tmp_path)) == 2
+
+
+def test_save_figure_writes_the_suffix_format_atomically(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots()
+    ax.plot([0, 1], [1, 0])
+    save_figure(fig, tmp_path / "a.png", dpi=50)
+    save_figure(fig, tmp_path / "a.svg")
+    with pytest.raises(ValueError):  # matplotlib refuses the format: the old file stays, no temporary is left
+        save_figure(fig, tmp_path / "a.png.nosuchformat")
+    plt.close(fig)
+    assert (tmp_path / "a.png").read_bytes().startswith(b"\x89PNG")
+    assert b"<svg" in (tmp_path / "a.svg").read_bytes()
+    assert sorted(os.listdir(tmp_path)) == ["a.png", "a.svg"]

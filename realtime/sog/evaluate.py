@@ -24,7 +24,7 @@ from typing import Any
 
 import numpy as np
 
-from pokerbot.files import atomic_write_text
+from pokerbot.files import atomic_write_text, save_figure
 from pokerbot.solver import exploitability
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError, ValueFunction
@@ -265,7 +265,7 @@ def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
     ax.set_ylabel("exploitability (mbb/g)")
     ax.set_title(f"{game}: {what}", fontsize=9)
     ax.legend(fontsize=8)
-    fig.savefig(out / "eval.png", dpi=100, bbox_inches="tight")
+    save_figure(fig, out / "eval.png", dpi=100, bbox_inches="tight")
     plt.close(fig)
     return text
 
@@ -338,5 +338,5 @@ def _plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path:
     ax.set_title(f"{game}: composed SoG policies, min-max over {seeds} seeds", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)

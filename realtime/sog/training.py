@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from pokerbot.errors import CheckpointError
-from pokerbot.files import atomic_open, atomic_write_text, read_toml_config
+from pokerbot.files import atomic_open, atomic_write_text, read_toml_config, save_figure
 from realtime.sog.network import CVPN, NetworkValue, default_device
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError
@@ -447,5 +447,5 @@ def plot_curve(curve: list[tuple[int, float, float, float]], path: Path, game: s
     ax.set_title(title, fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()
-    fig.savefig(path, dpi=100)
+    save_figure(fig, path, dpi=100)
     plt.close(fig)
