@@ -477,9 +477,9 @@ def evaluate(cards: Sequence[int]) -> int:
 def evaluate_batch(cards: np.ndarray) -> np.ndarray:
     """Values of ``N`` hands of ``k`` cards, ``cards`` of shape ``(N, k)`` with ``k`` in 5..7.
 
-    Returns an ``int32`` array of shape ``(N,)``. Any integer dtype works
-    (``int8`` / ``uint8`` are the most compact). Rows are validated (cards in
-    0..51, no repeats) in the same single-threaded pass; a bad row raises
+    Returns an ``int32`` array of shape ``(N,)``. Any integer dtype works; the
+    kernels read ``uint8`` (other dtypes are copied into it once checked). Rows are
+    validated (cards in 0..51, no repeats) before any is evaluated; a bad row raises
     :class:`~pokerbot.errors.CardError` naming its index.
 
     >>> import numpy as np
@@ -492,12 +492,16 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
         raise CardError(f"expected an (N, k) array with k in 5..7, got shape {arr.shape}")
     if arr.dtype.kind not in "iu":
         raise CardError(f"cards must be integers, got dtype {arr.dtype}")
-    arr = np.ascontiguousarray(arr)
-    bad = _first_invalid_row(arr)
+    # One compiled kernel for every input dtype: the cards as uint8, once the range is checked here.
+    out_of_range = np.flatnonzero(((arr < 0) | (arr > 51)).any(axis=1)) if arr.size else np.zeros(0, np.int64)
+    compact = np.ascontiguousarray(arr, dtype=np.uint8)
+    bad = _first_invalid_row(compact)
+    if len(out_of_range):
+        bad = int(out_of_range[0]) if bad < 0 else min(bad, int(out_of_range[0]))
     if bad >= 0:
         raise CardError(f"row {bad}: cards must be distinct and in 0..51, got {arr[bad].tolist()}")
     out = np.empty(arr.shape[0], dtype=np.int32)
-    _batch(arr, out)
+    _batch(compact, out)
     return out
 
 

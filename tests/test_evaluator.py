@@ -293,6 +293,15 @@ def test_hand_class_name_rejects_bad_values(value):
         hand_class_name(value)
 
 
+def test_evaluate_batch_names_the_first_bad_row_whatever_the_dtype():
+    """Cards that would wrap to valid ones in uint8 (256 + 3) are refused, and the first bad row is named."""
+    good = [0, 1, 2, 3, 4, 5, 6]
+    for bad_row, dtype in (([0, 1, 2, 3, 4, 5, 259], np.int64), ([0, 1, 2, 3, 4, 5, 5], np.uint16)):
+        cards = np.array([good, good, bad_row, [7, 1, 2, 3, 4, 5, 300]], dtype=dtype)
+        with pytest.raises(CardError, match="^row 2:"):
+            evaluate_batch(cards)
+
+
 # ----------------------------------------------------- exhaustive (slow) checks
 
 
@@ -370,3 +379,4 @@ def test_more_random_seven_card_hands_match_treys():
 def test_rank_and_suit_chars_match_encoding():
     # The evaluator relies on card = rank * 4 + suit with suits c, d, h, s.
     assert format_card(51) == "As" and RANK_CHARS[-1] == "A" and SUIT_CHARS == "cdhs"
+
