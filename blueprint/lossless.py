@@ -136,6 +136,15 @@ class LosslessAbstraction:
             raise AbstractionError(f"repeated card in {format_cards([*hole, *board])}")
         return b
 
+    def bucket_batch(self, round_: int, cards: np.ndarray) -> np.ndarray:
+        """The round-``round_`` bucket of each row of ``cards`` (hole cards, then the board through the round), as
+        int64; rows are not validated (a repeated card gives -1)."""
+        rows = np.asarray(cards, dtype=np.int64).reshape(len(cards), -1)
+        position = np.full(int(self.deck.max()) + 1, -1, dtype=np.int64)
+        position[self.deck] = np.arange(len(self.deck))
+        codes = (position[rows] * (len(self.deck) ** np.arange(rows.shape[1]))[None, :]).sum(axis=1)
+        return np.asarray(self.tables[round_])[codes].astype(np.int64)
+
     def deal(self, rng: np.ndarray, buckets: np.ndarray, result: np.ndarray) -> None:
         """Fill ``buckets`` (shape ``(n, 2, rounds)``) and ``result`` (``n``) with sampled deals."""
         if self._flat is None:

@@ -38,6 +38,11 @@ class CardBuckets(Protocol):
 
     def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int]) -> int: ...
 
+    def bucket_batch(self, round_: int, cards: np.ndarray) -> np.ndarray:
+        """The round-``round_`` bucket of each row of ``cards`` (``(N, hole + board through the round)``: hole cards,
+        then the board), as int64; rows are not validated."""
+        ...
+
     def deal(self, rng: np.ndarray, buckets: np.ndarray, result: np.ndarray) -> None: ...
 
     def config(self) -> dict: ...
@@ -59,6 +64,13 @@ class PresetCards:
     def bucket(self, round_: int, hole: Sequence[int], board: Sequence[int]) -> int:
         nb = (0, 3, 4, 5)[round_]
         return int(self.abstraction.bucket(round_, list(hole), list(board)[:nb]))
+
+    def bucket_batch(self, round_: int, cards: np.ndarray) -> np.ndarray:
+        """See :meth:`CardBuckets.bucket_batch` (the suit-isomorphic index of each row, then the table)."""
+        from abstraction.isomorphism import hand_index_batch
+
+        rows = np.asarray(cards, dtype=np.int64).reshape(len(cards), -1)
+        return np.asarray(self.tables[round_])[hand_index_batch(round_, rows)].astype(np.int64)
 
     def deal(self, rng: np.ndarray, buckets: np.ndarray, result: np.ndarray) -> None:
         from blueprint.holdem_deal import deal_holdem

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from blueprint.mapping import HandDraws, TreeMapper
-from blueprint.model import Blueprint, PresetCards, make_cards
+from blueprint.model import Blueprint, make_cards
 from pokerbot.solver.tree import hand_universe
 from pokerbot.state import Action, State
 
@@ -103,16 +103,10 @@ class BlueprintPolicy:
         hands = self.hands
         ok = ~np.isin(hands, np.array(key[1], dtype=np.int32)).any(axis=1)
         out = np.full(len(hands), -1, dtype=np.int64)
-        if isinstance(self.cards, PresetCards):
-            from abstraction.isomorphism import hand_index_batch
-
-            nb = self.game.board_cards_through(round_)
-            rows = np.concatenate([hands[ok].astype(np.int64),
-                                   np.tile(np.array(key[1][:nb], dtype=np.int64), (int(ok.sum()), 1))], axis=1)
-            out[ok] = self.cards.tables[round_][hand_index_batch(round_, rows)]
-        else:
-            for h in np.nonzero(ok)[0]:
-                out[h] = self.cards.bucket(round_, hands[h].tolist(), list(key[1]))
+        nb = self.game.board_cards_through(round_)
+        rows = np.concatenate([hands[ok].astype(np.int64),
+                               np.tile(np.array(key[1][:nb], dtype=np.int64), (int(ok.sum()), 1))], axis=1)
+        out[ok] = self.cards.bucket_batch(round_, rows)
         if len(self._buckets) > 4096:
             self._buckets.clear()
         self._buckets[key] = out

@@ -18,9 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from blueprint.abstract_game import DECISION, FOLD_NODE, SHOWDOWN
-from blueprint.lossless import LosslessAbstraction
 from blueprint.mccfr import seed_state
-from blueprint.model import Blueprint, PresetCards, make_cards
+from blueprint.model import Blueprint, CardBuckets, make_cards
 from pokerbot.errors import PokerbotError
 
 #: Deals sampled to estimate the bucket transitions (a few seconds for hold'em).
@@ -77,31 +76,16 @@ def transition_bytes(num_buckets: Sequence[int]) -> int:
     return sum(3 * 8 * (int(num_buckets[r]) * int(num_buckets[r + 1])) ** 2 for r in range(rounds - 1))
 
 
-def bucket_rows(buckets, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def bucket_rows(buckets: CardBuckets, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:
     """The round-``r`` bucket of ``hole`` with each row of ``boards`` in the card abstraction ``buckets``."""
     cards = np.concatenate([np.broadcast_to(np.asarray(hole, dtype=np.int64), (len(boards), len(hole))),
                             boards.astype(np.int64)], axis=1)
-    if isinstance(buckets, PresetCards):
-        from abstraction.isomorphism import hand_index_batch
-
-        return np.asarray(buckets.tables[r])[hand_index_batch(r, cards)].astype(np.int64)
-    if isinstance(buckets, LosslessAbstraction):
-        position = np.full(int(buckets.deck.max()) + 1, -1, dtype=np.int64)
-        position[buckets.deck] = np.arange(len(buckets.deck))
-        d = len(buckets.deck)
-        codes = (position[cards] * (d ** np.arange(cards.shape[1]))[None, :]).sum(axis=1)
-        return np.asarray(buckets.tables[r])[codes].astype(np.int64)
-    return np.array([buckets.bucket(r, hole, list(b)) for b in boards], dtype=np.int64)
+    return buckets.bucket_batch(r, cards)
 
 
-def hole_buckets(cards, hands: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def hole_buckets(cards: CardBuckets, hands: np.ndarray) -> np.ndarray:
     """The first-round bucket of each row of ``hands`` (no board) in the card abstraction ``cards``."""
-    if isinstance(cards, PresetCards):
-        from abstraction.isomorphism import hand_index_batch
-
-        return np.asarray(cards.tables[0])[hand_index_batch(0, hands)].astype(np.int64)
-    empty = np.zeros((1, 0), dtype=np.int64)
-    return np.array([bucket_rows(cards, 0, h, empty)[0] for h in hands])
+    return cards.bucket_batch(0, np.asarray(hands, dtype=np.int64))
 
 
 class BlueprintTables:

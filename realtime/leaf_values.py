@@ -184,7 +184,6 @@ class RolloutLeafEvaluator(LeafEvaluator):
         rollouts: int = 3,
         seed: int = 0,
     ) -> None:
-        from abstraction.isomorphism import hand_index_batch
         from blueprint.model import PresetCards
         from pokerbot.solver.strength import hand_strengths
 
@@ -238,8 +237,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
                     for rnd in range(state.round, game.num_rounds):
                         nb = game.board_cards_through(rnd)
                         cards_ = np.concatenate([hands, np.tile(np.array(full[:nb], dtype=np.int64), (len(hands), 1))], axis=1)
-                        idx = hand_index_batch(rnd, cards_[ok])
-                        per_round[rnd, ok] = cards.abstraction.tables[rnd][idx]
+                        per_round[rnd, ok] = cards.bucket_batch(rnd, cards_[ok])
                     key = np.zeros(len(hands), dtype=np.int64)
                     for rnd in range(state.round, game.num_rounds):
                         key = key * (cards.num_buckets[rnd] + 1) + per_round[rnd]
