@@ -59,10 +59,11 @@ def test_equity_bruteforce_known_value_and_treys():
         equity_bruteforce(parse_cards("AsAs"), board)
 
 
-def test_river_sweep_matches_brute_force_and_treys():
+@pytest.mark.parametrize("random_boards", [2, pytest.param(20, marks=pytest.mark.slow)])
+def test_river_sweep_matches_brute_force_and_treys(random_boards: int):
     boards, weights = canonical_boards(5)
     rng = np.random.default_rng(0)
-    pick = np.concatenate([[0, len(boards) - 1], rng.integers(0, len(boards), 6)])
+    pick = np.concatenate([[0, len(boards) - 1], rng.integers(0, len(boards), random_boards)])
     eq = np.zeros(num_classes(3), np.uint16)  # lazily allocated zero pages
     for bi in pick:
         part = np.zeros((1, HALF_WINS + 1))

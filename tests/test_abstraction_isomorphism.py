@@ -93,6 +93,7 @@ def _flop_all(perm, out_idx, out_perm_idx):
     return n
 
 
+@pytest.mark.slow  # 25 million flop hands, two index arrays of 200 MB
 def test_flop_exhaustive_bijection_and_invariance():
     total = 1326 * comb(50, 3)
     idx = np.empty(total, np.int64)

@@ -238,6 +238,7 @@ def test_agent_never_falls_back_against_random_and_raise_bots(hunl_tiny_trainer:
     assert any("does not fit" in p for p in broken.problems)
 
 
+@pytest.mark.slow  # two ray start-ups and 160,000 iterations; ray itself is exercised by the default suite elsewhere
 def test_ray_workers_share_a_run_deterministically():
     from oracles import spiel_nash_conv
 
