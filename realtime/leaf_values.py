@@ -33,6 +33,7 @@ equity; more rollouts reduce only the run-out sampling error.
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -173,7 +174,8 @@ class RolloutLeafEvaluator(LeafEvaluator):
     blueprint's slots (a :class:`blueprint.continuation.ContinuationSet`'s strategies;
     ``[blueprint.strategy]`` for a player who plays the blueprint beyond the leaves).
     ``rollouts`` run-outs per leaf (the paper found 3 best), ``seed`` makes them
-    reproducible. The work is done here, once; :meth:`values` is a cheap batched pass.
+    reproducible; ``rollouts=0`` takes every run-out once (the expectation over the cards to come: a
+    river leaf's 44-odd cards, a small game's flops). The work is done here, once; :meth:`values` is a cheap batched pass.
     """
 
     def __init__(
@@ -184,16 +186,16 @@ class RolloutLeafEvaluator(LeafEvaluator):
         rollouts: int = 3,
         seed: int = 0,
     ) -> None:
-        from blueprint.model import PresetCards
+        from blueprint.model import make_cards
         from pokerbot.solver.strength import hand_strengths
 
-        if rollouts < 1:
-            raise SolverError(f"rollouts per leaf must be >= 1, got {rollouts}")
+        if rollouts < 0:
+            raise SolverError(f"rollouts per leaf must be >= 1 (or 0: every run-out), got {rollouts}")
         self.num_choices = check_choices((len(continuations[0]), len(continuations[1])))
         game = tree.game
         if blueprint.game != game:
             raise SolverError("the blueprint was trained for another game than the subgame's")
-        cards = PresetCards(game, blueprint.cards_name)
+        cards = make_cards(blueprint.cards_name, game)
         atree = blueprint.tree
         strats = [[np.asarray(s, dtype=np.float64) for s in continuations[p]] for p in range(2)]
         for p in range(2):
@@ -201,11 +203,17 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 if s.shape != (atree.num_slots,):
                     raise SolverError(f"a continuation of player {p} does not fit the blueprint ({s.shape} vs {atree.num_slots})")
         self.tree = tree
-        self.rollouts = int(rollouts)
         leaves = tree.continuation_leaves
         nl = len(leaves)
         h = tree.num_hands
         rng = np.random.default_rng(seed)
+        runouts = [self._runouts(tree, int(li)) for li in leaves]
+        exhaustive = rollouts == 0
+        if exhaustive:  # every run-out, once: the leaf's expectation over the cards to come, without sampling
+            rollouts = max((math.comb(len(rem), need) for rem, need in runouts), default=1)
+            if any(math.comb(len(rem), need) != rollouts for rem, need in runouts):
+                raise SolverError("rollouts=0 needs the same number of run-outs at every leaf")
+        self.rollouts = int(rollouts)
         cls = [np.full((nl, rollouts, h[p]), -1, dtype=np.int64) for p in range(2)]
         rows = np.zeros((nl, rollouts), dtype=np.int64)
         cols = np.zeros((nl, rollouts), dtype=np.int64)
@@ -221,13 +229,16 @@ class RolloutLeafEvaluator(LeafEvaluator):
             self.mapped.append((int(node), abs_state.betting_string()))
             scale = sum(state.spent) / max(1, sum(abs_state.spent))
             board = [c for g in tree.boards[int(tree.board[tree.leaf_nodes[li]])] for c in g]
-            remaining = [c for c in range(52) if c not in set(board) and c in set(game.deck())]
-            need = game.total_board_cards - len(board)
+            remaining, need = runouts[i]
             free = len(remaining) - 2 * game.num_hole_cards
             weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
             terminals = self._terminals(atree, int(node))
+            every = itertools.combinations(remaining, need) if exhaustive else None
             for r in range(rollouts):
-                run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
+                if every is not None:
+                    run = [int(c) for c in next(every)]
+                else:
+                    run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
                 full = board + run
                 buckets = []
                 for p in range(2):
@@ -277,6 +288,13 @@ class RolloutLeafEvaluator(LeafEvaluator):
                         pos += u.size
         self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0)
         self._off_t = off_t
+
+    @staticmethod
+    def _runouts(tree: PublicTree, leaf: int) -> tuple[list[int], int]:
+        """The cards a run-out at continuation leaf ``leaf`` is drawn from (the deck less the board) and how many."""
+        board = {c for g in tree.boards[int(tree.board[tree.leaf_nodes[leaf]])] for c in g}
+        remaining = [int(c) for c in tree.game.deck() if c not in board]
+        return remaining, tree.game.total_board_cards - len(board)
 
     @staticmethod
     def _terminals(atree, node: int) -> list[_Terminal]:  # type: ignore[no-untyped-def]

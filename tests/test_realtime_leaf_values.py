@@ -88,7 +88,7 @@ def test_bad_rollout_input_is_refused(setup) -> None:
 
     bp, tree, sets = setup
     with pytest.raises(SolverError, match="rollouts"):
-        RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=0)
+        RolloutLeafEvaluator(tree, bp, ([sets[0]], sets), rollouts=-1)
     with pytest.raises(SolverError, match="K >= 1"):
         RolloutLeafEvaluator(tree, bp, ([sets[0]], []))
     with pytest.raises(SolverError, match="does not fit the blueprint"):
@@ -96,3 +96,70 @@ def test_bad_rollout_input_is_refused(setup) -> None:
     leduc = build_tree(load_game("leduc-nl"), PotFractionMenu((1.0,), True, 1), depth_limit=0)
     with pytest.raises(SolverError, match="another game"):
         RolloutLeafEvaluator(leduc, bp, ([sets[0]], sets))
+
+
+@pytest.fixture(scope="module")
+def leduc_exact_and_rollouts():
+    """A no-limit Leduc blueprint (lossless cards), its depth-limited tree (leaves at the end of round 1), the exact
+    leaf values of the blueprint played to the end on the whole-game tree, and a rollout evaluator's over every run-out."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.model import make_menu
+    from blueprint.policy import BlueprintPolicy
+    from blueprint.trainer import Trainer
+    from pokerbot.solver import uniform_strategy
+    from pokerbot.solver.leaf_tables import ExactLeafEvaluator
+    from realtime.leaf_values import RolloutLeafEvaluator
+    from realtime.subgame import blueprint_on_tree
+
+    trainer = Trainer(BlueprintConfig(name="leaves", game="leduc-nl", iterations=2000, cards="lossless",
+                                      actions="pot_allin", seed=1), directory=None)
+    trainer.train(progress=False)
+    bp = trainer.blueprint()
+    game = bp.game
+    menu = make_menu("pot_allin", game)
+    full, dl = build_tree(game, menu), build_tree(game, menu, depth_limit=0)
+    on_full = uniform_strategy(full)
+    policy = BlueprintPolicy(bp)
+    for p in range(2):
+        blueprint_on_tree(full, policy, p, on_full)
+    exact = ExactLeafEvaluator(dl, full, ([on_full], [on_full]))
+    rollouts = RolloutLeafEvaluator(dl, bp, ([bp.strategy], [bp.strategy]), rollouts=0)
+    return bp, dl, exact, rollouts
+
+
+def _disjoint_reach(dl, player: int, cards: set[int], rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Opponent reach on the hands that hold none of ``cards``, and the mask of ``player``'s hands inside ``cards``."""
+    own = np.array([set(map(int, h)) <= cards for h in dl.hands[player]])
+    free = np.array([not set(map(int, h)) & cards for h in dl.hands[1 - player]])
+    reach = rng.random((len(dl.continuation_leaves), 1, dl.num_hands[1 - player])) * free[None, None, :]
+    return reach, own
+
+
+def test_every_runout_rollouts_are_the_exact_continuation_values(leduc_exact_and_rollouts) -> None:
+    """``rollouts=0`` (every run-out) with lossless cards gives the exact values of the continuation played to the
+    end, wherever the class sums' one approximation (card removal between the two hands) has nothing to remove;
+    negative controls: with overlapping hands in the opponent's reach, with one sampled run-out, and with another
+    continuation strategy, the values differ."""
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, dl, exact, rollouts = leduc_exact_and_rollouts
+    assert rollouts.rollouts == 6  # the six cards of the deck: every round-2 board
+    rng = np.random.default_rng(0)
+    deck = list(dl.game.deck())
+    one_runout = RolloutLeafEvaluator(dl, bp, ([bp.strategy], [bp.strategy]), rollouts=1, seed=3)
+    uniform_bp = np.full_like(bp.strategy, 0.0)
+    for node in np.flatnonzero(bp.tree.kind == 0):
+        a_n, base = int(bp.tree.num_actions[node]), int(bp.tree.base[node])
+        uniform_bp[base : base + a_n * bp.tree.num_buckets[int(bp.tree.round[node])]] = 1.0 / a_n
+    other = RolloutLeafEvaluator(dl, bp, ([uniform_bp], [uniform_bp]), rollouts=0)
+    for player in range(2):
+        for held in (deck[:2], deck[2:4], deck[4:]):  # the pair of cards of one rank: the player's two hands
+            reach, own = _disjoint_reach(dl, player, set(held), rng)
+            want = exact.values(player, reach)[:, :, own]
+            scale = np.abs(want).max()
+            assert scale > 1.0
+            np.testing.assert_allclose(rollouts.values(player, reach)[:, :, own], want, rtol=0, atol=1e-6 * scale)
+            assert np.abs(one_runout.values(player, reach)[:, :, own] - want).max() > 1e-3 * scale
+            assert np.abs(other.values(player, reach)[:, :, own] - want).max() > 1e-3 * scale
+        everyone = rng.random((len(dl.continuation_leaves), 1, dl.num_hands[1 - player]))
+        assert np.abs(rollouts.values(player, everyone) - exact.values(player, everyone)).max() > 1e-2 * scale
