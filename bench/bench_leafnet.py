@@ -53,7 +53,7 @@ def _since(start: tuple[float, float]) -> tuple[float, float]:
 def _model(config: str) -> tuple[object, dict]:
     from blueprint.leafnet import LeafNet
     from pokerbot.cli import main as cli
-    from pokerbot.commands.leafnet import load_config
+    from realtime.leafnet_run import load_config
     from realtime.network_leaves import leafnet_dir
 
     data, _ = load_config(config)
@@ -212,7 +212,7 @@ def sizes(shapes: tuple[tuple[int, ...], ...] = ((64, 64), (128, 128), (256, 256
     import tempfile
 
     from blueprint.leafnet import TrainConfig, train
-    from pokerbot.commands.leafnet import load_config
+    from realtime.leafnet_run import load_config
     from realtime.leafnet_data import load_data
     from realtime.network_leaves import leafnet_dir
 

@@ -379,7 +379,7 @@ def build_bias_set(
     """
     check_count(k, len(BIAS_KINDS))
     directory = Path(directory)
-    manifest = {"name": name, "method": "bias", "factor": float(factor), "k": int(k),
+    manifest: dict[str, Any] = {"name": name, "method": "bias", "factor": float(factor), "k": int(k),
                 "blueprint_signature": signature, "penalties": [0.0] * k, "files": {}, "source": source or {}}
     _resume_manifest(directory, manifest, ("method", "factor", "k", "blueprint_signature"))
     for i, kind in enumerate(BIAS_KINDS[:k]):

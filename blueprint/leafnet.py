@@ -136,7 +136,7 @@ def public_features(state: Any) -> np.ndarray:
 
 
 @njit(cache=True)
-def _board_stats(hands, strengths, cls, ncls, bins, hist, pct_sum, eq_sum, eq_cnt):  # type: ignore[no-untyped-def]
+def _board_stats(hands, strengths, cls, ncls, bins, hist, pct_sum, eq_sum, eq_cnt):
     """Accumulate percentiles per class and pair signs per class pair over run-outs (strength -1: blocked)."""
     nr, nh = strengths.shape
     for r in range(nr):
@@ -274,7 +274,7 @@ def identity_mismatch(have: dict[str, Any], want: dict[str, Any]) -> str | None:
 # --- the model ------------------------------------------------------------------------------
 
 
-def _torch():  # type: ignore[no-untyped-def]
+def _torch() -> Any:
     import torch
 
     return torch
@@ -498,8 +498,8 @@ def train(
         if saved.get("key") == key:
             model.load_state_dict(saved["model"])
             opt.load_state_dict(saved["opt"])
-            history = [tuple(h) for h in saved["history"]]  # type: ignore[misc]
-            best = tuple(saved["best"])  # type: ignore[assignment]
+            history = [tuple(h) for h in saved["history"]]
+            best = tuple(saved["best"])
             best_state = saved["best_state"]
             torch.set_rng_state(saved["rng"])
     gen = torch.Generator(device="cpu")

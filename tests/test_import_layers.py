@@ -29,7 +29,7 @@ CLI_IMPORTS: dict[str, set[str]] = {
     "pokerbot/commands/efce.py": {"experiments"},
     "pokerbot/commands/eval.py": {"evaluation"},
     "pokerbot/commands/klss.py": {"experiments", "realtime"},
-    "pokerbot/commands/leafnet.py": {"blueprint", "realtime"},
+    "pokerbot/commands/leafnet.py": {"realtime"},
     "pokerbot/commands/leaves.py": {"blueprint"},
     "pokerbot/commands/match.py": {"evaluation"},
     "pokerbot/commands/play.py": {"evaluation"},
@@ -47,7 +47,7 @@ def imported_modules(source: str, module: str) -> set[tuple[str, int]]:
     """(dotted module name, line) of every import in ``source``, the source of ``module`` (a dotted name):
     ``from a.b import c`` gives ``a.b.c`` (a submodule or a name in ``a.b``: both start with ``a.b``), relative
     imports resolve against ``module``'s package."""
-    found = set()
+    found: set[tuple[str, int]] = set()
     package = module.rsplit(".", 1)[0]
     for node in ast.walk(ast.parse(source)):
         if isinstance(node, ast.Import):
