@@ -5,7 +5,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup demo test test-all bench clean
+.PHONY: setup demo typecheck test test-all bench clean
 
 setup: $(STAMP)
 
@@ -20,7 +20,11 @@ $(STAMP): pyproject.toml
 demo: setup
 	$(BIN)/pokerbot demo
 
-test: setup
+# mypy over the packages, with the settings in pyproject.toml ([tool.mypy]).
+typecheck: setup
+	$(BIN)/mypy
+
+test: setup typecheck
 	$(BIN)/python -m pytest -q
 
 test-all: setup

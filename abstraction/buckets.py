@@ -298,6 +298,7 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
         for nm, arr in zip(("flop_ehs", "flop_ehs2", "flop_weight"), (fehs, fehs2, fwt)):
             write_npy(_stage(d, nm), arr)
         if cfg["flop_metric"] == "emd-potential":
+            assert fpot is not None  # given the turn buckets, flop_features returns the potential histogram
             x, metric = emd_embed(fpot, turn_means), "emd"
         else:
             x, metric = fhist.astype(np.float32) / 47.0, "l2"

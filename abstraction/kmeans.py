@@ -151,7 +151,7 @@ def kmeans(
     iters: int = 30,
     tol: float = 1e-5,
     sample: int = 0,
-    progress: Callable[[int, float], None] | None = None,
+    progress: Callable[[int, float], object] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Weighted k-means (k-means++ seeding, Lloyd iterations). Returns (centres (k, D), labels (N,)).
 

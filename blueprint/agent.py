@@ -25,16 +25,16 @@ Over ACPC or in the match runner, by spec::
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 import numpy as np
 
 from blueprint.mapping import HandDraws, MappingError, TreeMapper
-from blueprint.model import Blueprint, PresetCards, make_cards
+from blueprint.model import Blueprint, make_cards
 from blueprint.storage import blueprint_dir
-from pokerbot.agent import Agent, agent_seed, hand_rng
+from pokerbot.agent import Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
@@ -116,7 +116,7 @@ class BlueprintAgent(Agent):
             actions, probs = self._decision(view)
         return [(a, float(p)) for a, p in zip(actions, probs) if p > 0]
 
-    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray:
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray:
         """The probability of ``action`` at ``view`` for each of ``holes`` as this agent's cards, in one pass."""
         with self._scratch(view):
             real = view.state
@@ -125,13 +125,8 @@ class BlueprintAgent(Agent):
         if not slots:
             return np.zeros(len(holes))
         board = list(real.visible_board)
-        if isinstance(self.cards, PresetCards):
-            from abstraction.isomorphism import hand_index_batch
-
-            cards = np.array([list(h) + board for h in holes], dtype=np.int64).reshape(len(holes), -1)
-            buckets = np.asarray(self.cards.tables[real.round])[hand_index_batch(real.round, cards)]
-        else:
-            buckets = np.array([self.cards.bucket(real.round, h, board) for h in holes])
+        cards = np.array([list(h) + board for h in holes], dtype=np.int64).reshape(len(holes), -1)
+        buckets = self.cards.bucket_batch(real.round, cards)
         a_n = int(self.tree.num_actions[node])
         rows = self.blueprint.strategy[int(self.tree.base[node]) + buckets.astype(np.int64)[:, None] * a_n
                                        + np.arange(a_n)[None, :]].astype(np.float64)

@@ -97,9 +97,10 @@ class BlueprintConfig:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        kinds: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str, "bool": bool}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
-            kind = {"int": int, "float": (int, float), "str": str, "bool": bool}[str(f.type)]
+            kind = kinds[str(f.type)]
             if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
                 want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}
                 raise ConfigError(f"{self.source or 'config'}: {f.name} must be {want[str(f.type)]}, got {value!r}")

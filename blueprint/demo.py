@@ -9,16 +9,16 @@ hunl-tiny: 2,000,000 iterations (trained now: 2,000,000 in 41 s), 13,980 infoset
 
 from __future__ import annotations
 
-import io
 import sys
 import time
+from typing import TextIO
 
 from blueprint.config import load_config
 from blueprint.trainer import Trainer
 
 
 def train_tiny(iterations: int | None = None, progress: bool = True, config: str = "hunl-tiny",
-               out: io.TextIOBase | None = None) -> Trainer:
+               out: TextIO | None = None) -> Trainer:
     """Train (resuming) the tiny HUNL blueprint up to ``iterations`` (default: the config's)."""
     out = out if out is not None else sys.stdout
     cfg = load_config(config)

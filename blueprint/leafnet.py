@@ -121,7 +121,9 @@ def public_features(state: Any) -> np.ndarray:
     replay = State.initial(game)
     acts: list[tuple[int, int, bool]] = []  # (round, actor, is a raise)
     for a in state.actions():
-        acts.append((replay.round, int(replay.current_player), a.kind == ActionType.RAISE))  # type: ignore[arg-type]
+        actor = replay.current_player
+        assert actor is not None  # someone acts before every action of the hand
+        acts.append((replay.round, actor, a.kind == ActionType.RAISE))
         replay = replay.apply(a)
     last = max((r for r, _, _ in acts), default=0)
     sign = (1.0, -1.0)

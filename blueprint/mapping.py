@@ -65,6 +65,7 @@ kind) and how many times the ``nearest`` state was taken.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 
@@ -100,6 +101,13 @@ class AbstractPosition:
     exact: bool
     translated: int
     nearest: int
+
+
+class Draws(Protocol):
+    """Anything :class:`TreeMapper` can draw its translations from: ``random()``, uniform in [0, 1) (a
+    Generator, :class:`HandDraws`, or a fixed stand-in that always picks one side)."""
+
+    def random(self) -> float: ...
 
 
 class HandDraws:
@@ -139,7 +147,7 @@ class TreeMapper:
             raise MappingError(f"tree mapping is heads-up; the game has {tree.game.num_players} players")
         self.tree = tree
         self.game = tree.game
-        self.rng: np.random.Generator | HandDraws = (
+        self.rng: np.random.Generator | HandDraws | Draws = (
             rng if isinstance(rng, np.random.Generator) else np.random.default_rng(rng))
         n = tree.num_nodes
         decisions = np.flatnonzero(tree.kind == DECISION)

@@ -56,7 +56,7 @@ class BlueprintPolicy:
         self.game = blueprint.game
         self.cards = make_cards(blueprint.cards_name, self.game)
         self.mapper = TreeMapper(blueprint.tree)
-        self.mapper.rng = _MoreLikely()  # type: ignore[assignment]
+        self.mapper.rng = _MoreLikely()
         self.hands = hand_universe(self.game)
         self._positions: dict[str, tuple[int, list[Action], list[int]]] = {}
         self._buckets: dict[tuple[int, tuple[int, ...]], np.ndarray] = {}
@@ -75,7 +75,7 @@ class BlueprintPolicy:
             bare = State.initial(self.game)
             for a in state.actions():
                 bare = bare.apply(a)
-            self.mapper.rng = _MoreLikely() if self._hand is None else HandDraws(*self._hand)  # type: ignore[assignment]
+            self.mapper.rng = _MoreLikely() if self._hand is None else HandDraws(*self._hand)
             self.mapper.reset()
             pos = self.mapper.follow(bare, me=state.current_player)
             actions: list[Action] = []

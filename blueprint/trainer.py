@@ -70,13 +70,13 @@ class Trainer:
         self.iteration = 0
         if directory is True:
             self.directory: Path | None = blueprint_dir(config.name)
-        elif directory in (None, False):
+        elif directory is None or directory is False:
             self.directory = None
         else:
-            self.directory = Path(directory)  # type: ignore[arg-type]
+            self.directory = Path(directory)
         self._params = np.array(config.params(), dtype=np.float64)
         self._num_buckets = np.array(self.tree.num_buckets, dtype=np.int64)
-        self._ray = None
+        self._ray: dict[str, Any] | None = None  # blueprint.distributed's ray module and workers, once started
         #: Run through ray workers (always when ``workers > 1``; set True to use ray with one worker).
         self.use_ray = config.workers > 1
 
@@ -97,7 +97,8 @@ class Trainer:
 
     # -- iterating ------------------------------------------------------------------------
 
-    def _tree_args(self) -> tuple:
+    def _tree_args(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                  np.ndarray]:
         t = self.tree
         return (t.kind, t.player, t.round, t.num_actions, t.first_child, t.child, t.base, t.spent)
 

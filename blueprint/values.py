@@ -76,7 +76,7 @@ def transition_bytes(num_buckets: Sequence[int]) -> int:
     return sum(3 * 8 * (int(num_buckets[r]) * int(num_buckets[r + 1])) ** 2 for r in range(rounds - 1))
 
 
-def bucket_rows(buckets: CardBuckets, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:
+def bucket_rows(buckets: CardBuckets, r: int, hole: Sequence[int] | np.ndarray, boards: np.ndarray) -> np.ndarray:
     """The round-``r`` bucket of ``hole`` with each row of ``boards`` in the card abstraction ``buckets``."""
     cards = np.concatenate([np.broadcast_to(np.asarray(hole, dtype=np.int64), (len(boards), len(hole))),
                             boards.astype(np.int64)], axis=1)

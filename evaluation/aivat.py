@@ -41,8 +41,10 @@ from __future__ import annotations
 
 import itertools
 import math
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -53,6 +55,9 @@ from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.state import Action, ActionType, State
+
+if TYPE_CHECKING:
+    from pokerbot.protocol.log import MatchLog
 
 #: One decision's reported policy: (action, probability) pairs, or None when unknown.
 Distribution = Sequence[tuple[Action, float]] | None
@@ -175,8 +180,8 @@ class FittedValue(EquityValue):
     expectation is still the value before it.
     """
 
-    def __init__(self, refit_every: int = 100, ridge: float = 20.0, **options: object) -> None:
-        super().__init__(**options)  # type: ignore[arg-type]
+    def __init__(self, refit_every: int = 100, ridge: float = 20.0, **options: int) -> None:
+        super().__init__(**options)
         self.refit_every = refit_every
         self.ridge = ridge
         self.weights: dict[tuple[int, ...], np.ndarray] = {}
@@ -428,7 +433,7 @@ def play_match_aivat(
     value_fn: ValueFunction | None = None,
     known: tuple[bool, bool] = (True, True),
     duplicate: bool = False,
-    **match_options: object,
+    **match_options: Any,
 ) -> AivatResult:
     """An in-process match (see :func:`evaluation.match.play_match`) scored with plain chips and AIVAT.
 
@@ -448,13 +453,13 @@ def play_match_aivat(
         dists = []
         for i, (p, _) in enumerate((p, a) for rnd in final.history for p, a in rnd):
             dists.append(taken[p].get(i))
-        value_fn.seat = a_player  # type: ignore[union-attr]
+        value_fn.seat = a_player
         _, est0 = aivat_hand(final, value_fn, dists)
         estimates[hand] = est0 if a_player == 0 else -est0
         learn(final)
 
     result = play_match(rec[0], rec[1], game, hands, seed, duplicate=duplicate, on_state=scored,
-                        **match_options)  # type: ignore[arg-type]
+                        **match_options)
     kn = (known[0] and _reports_policy(agent_a), known[1] and _reports_policy(agent_b))
     return AivatResult(result.names, game, result.chips, estimates, duplicate, kn, result)
 
@@ -465,7 +470,7 @@ def _reports_policy(agent: Agent) -> bool:
 
 def aivat_from_log(
     game: GameDef,
-    log: object,
+    log: str | os.PathLike[str] | MatchLog,
     name_a: str,
     agents: Mapping[str, Agent],
     value_fn: ValueFunction | None = None,
@@ -485,7 +490,7 @@ def aivat_from_log(
     from evaluation.hand_history import load_history
     from pokerbot.protocol.log import MatchLog
 
-    parsed = log if isinstance(log, MatchLog) else load_history(game, log)  # type: ignore[arg-type]
+    parsed = log if isinstance(log, MatchLog) else load_history(game, log)
     value_fn = value_fn if value_fn is not None else FittedValue(seed=seed)
     learn = getattr(value_fn, "learn", lambda final: None)
     names: tuple[str, str] | None = None
@@ -501,7 +506,7 @@ def aivat_from_log(
             names = (name_a, rec.names[1 - a_player])
         final = rec.state
         dists = replay_policies(final, [agents.get(n) for n in rec.names])
-        value_fn.seat = a_player  # type: ignore[union-attr]
+        value_fn.seat = a_player
         _, est0 = aivat_hand(final, value_fn, dists)
         learn(final)
         chips[k] = rec.values[a_player]
@@ -526,10 +531,10 @@ def replay_policies(final: State, by_player: Sequence[Agent | None]) -> list[Dis
             agent.begin_hand(_view(state, p))
     out: list[Distribution] = []
     for action in final.actions():
-        p = state.current_player
-        assert p is not None
-        agent = by_player[p]
-        out.append(agent.action_distribution(_view(state, p)) if agent is not None else None)
+        actor = state.current_player
+        assert actor is not None
+        agent = by_player[actor]
+        out.append(agent.action_distribution(_view(state, actor)) if agent is not None else None)
         state = state.apply(action)
     return out
 

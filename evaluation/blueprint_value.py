@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from numba import njit
@@ -103,21 +104,21 @@ class BlueprintValue(EquityValue, BlueprintTables):
     """
 
     def __init__(self, blueprint: Blueprint, samples: int = DEFAULT_SAMPLES, seed: int = 0, cache: bool = True,
-                 max_table_bytes: float = MAX_TABLE_BYTES, table_seed: int = 0, **equity_options: object) -> None:
-        EquityValue.__init__(self, seed=seed, **equity_options)  # type: ignore[arg-type]
+                 max_table_bytes: float = MAX_TABLE_BYTES, table_seed: int = 0, **equity_options: int) -> None:
+        EquityValue.__init__(self, seed=seed, **equity_options)
         BlueprintTables.__init__(self, blueprint, samples, cache, max_table_bytes, table_seed)
         self.F, self.S = self.backward_induction()
         self.mapper = TreeMapper(self.tree)
-        self.mapper.rng = _Likelier()  # type: ignore[assignment]
+        self.mapper.rng = _Likelier()
         self._deals: dict[tuple, tuple[np.ndarray, np.ndarray, np.ndarray]] = {}
         self._deal_mean: float | None = None
 
     @classmethod
-    def load(cls, path: str | Path, **options: object) -> BlueprintValue:
+    def load(cls, path: str | Path, **options: Any) -> BlueprintValue:
         """The value of a blueprint file or trained run name (see :func:`blueprint.agent.resolve_path`)."""
         from blueprint.agent import resolve_path
 
-        return cls(Blueprint.load(resolve_path(path)), **options)  # type: ignore[arg-type]
+        return cls(Blueprint.load(resolve_path(path)), **options)
 
     # -- the tables ---------------------------------------------------------------------
 
@@ -126,7 +127,7 @@ class BlueprintValue(EquityValue, BlueprintTables):
         self.mapper.reset()
         return self.mapper.follow(state).node
 
-    def _bucket_rows(self, r: int, hole: Sequence[int], boards: np.ndarray) -> np.ndarray:
+    def _bucket_rows(self, r: int, hole: Sequence[int] | np.ndarray, boards: np.ndarray) -> np.ndarray:
         """The round-``r`` bucket of ``hole`` with each row of ``boards``."""
         return bucket_rows(self.cards, r, hole, boards)
 

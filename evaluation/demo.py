@@ -10,6 +10,7 @@ from __future__ import annotations
 import io
 import sys
 from pathlib import Path
+from typing import TextIO
 
 from blueprint import demo as blueprint_demo
 
@@ -22,7 +23,7 @@ def run_demo(
     seed: int = 0,
     opponents: tuple[str, ...] = BASELINES,
     progress: bool = True,
-    out: io.TextIOBase | None = None,
+    out: TextIO | None = None,
     report: str | Path | None = None,
     realtime_hands: int = 0,
 ) -> dict[str, tuple[float, float]]:
@@ -42,6 +43,7 @@ def run_demo(
     out = out if out is not None else sys.stdout
     trainer = blueprint_demo.train_tiny(iterations, progress=progress, out=out)
     game = trainer.game
+    assert trainer.directory is not None  # train_tiny's run is on disk
     path = str(trainer.directory / "blueprint.npz")
     results: dict[str, tuple[float, float]] = {}
     hands += hands % 2
@@ -61,7 +63,7 @@ def run_demo(
     return results
 
 
-def _realtime_demo(hands: int, seed: int, out: io.TextIOBase, blueprint: str) -> None:
+def _realtime_demo(hands: int, seed: int, out: TextIO, blueprint: str) -> None:
     """A few hands of the real-time agent on ``blueprint`` against it and the call bot, with timings."""
     if hands <= 0:
         return
@@ -73,7 +75,7 @@ def _realtime_demo(hands: int, seed: int, out: io.TextIOBase, blueprint: str) ->
     realtime_demo(play_match, hands=hands, seed=seed, out=out, blueprint=blueprint)
 
 
-def _report_demo(path: str, opponents: tuple[str, ...], hands: int, seed: int, progress: bool, out: io.TextIOBase,
+def _report_demo(path: str, opponents: tuple[str, ...], hands: int, seed: int, progress: bool, out: TextIO,
                  report: Path) -> dict[str, tuple[float, float]]:
     """The match half as an evaluation experiment (AIVAT, logs, tables, plots under ``report``)."""
     from evaluation.experiment import Experiment, run_experiment

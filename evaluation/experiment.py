@@ -52,6 +52,7 @@ import math
 import os
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -62,6 +63,9 @@ from evaluation.lbr import LbrSettings
 from pokerbot.errors import PokerbotError
 from pokerbot.files import atomic_write_text, read_toml_config
 from pokerbot.npz import write_npz
+
+#: Training curves by name: ``(iterations, exploitability in mbb/g)`` points (JSON lists once read back).
+Curves = list[tuple[str, Sequence[Sequence[float]]]]
 
 
 class ExperimentError(PokerbotError, ValueError):
@@ -401,7 +405,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
         lbr_rows.append((run, np.concatenate([p["chips"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
     # Training curves.
-    curves = []
+    curves: Curves = []
     for t in exp.training:
         path = root / "training" / f"{_slug(Path(t.config).stem)}.{t.iterations}.json"
         if not path.exists():
@@ -427,11 +431,11 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
                  "ci95": rate.ci95, "seconds": seconds}
         # LBR and the agents draw their random numbers per hand, so runs on the same deals pair hand by hand:
         # each is compared with the first run of the same actions and length (docs/evaluation.md).
-        first = next(r for r in lbr_rows if r[0].settings == run.settings and r[0].hands == run.hands)
-        if first[0] is not run:
-            diff = win_rate(chips - first[1], game, pair=True)
-            entry.update(base=first[0].agent, minus_mbb=diff.mbb, minus_ci95=diff.ci95,
-                         differ=int(np.count_nonzero(chips != first[1])))
+        base = next(r for r in lbr_rows if r[0].settings == run.settings and r[0].hands == run.hands)
+        if base[0] is not run:
+            diff = win_rate(chips - base[1], game, pair=True)
+            entry.update(base=base[0].agent, minus_mbb=diff.mbb, minus_ci95=diff.ci95,
+                         differ=int(np.count_nonzero(chips != base[1])))
         lbr_table.append(entry)
     written: dict[str, Any] = {"csv": root / "results.csv", "markdown": root / "results.md", "plots": [],
                                "table": table, "lbr": lbr_table}
@@ -451,7 +455,8 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     return written
 
 
-def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: list) -> None:  # type: ignore[type-arg]
+def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str, Any]],
+               curves: Curves) -> None:
     with io.StringIO(newline="") as f:
         w = csv.writer(f)
         w.writerow(["kind", "a", "b", "hands", "mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95",
@@ -471,7 +476,8 @@ def _write_csv(path: Path, table: list[dict], lbr_table: list[dict], curves: lis
         atomic_write_text(path, f.getvalue())
 
 
-def _markdown(exp: Experiment, table: list[dict], lbr_table: list[dict], curves: list) -> str:  # type: ignore[type-arg]
+def _markdown(exp: Experiment, table: list[dict[str, Any]], lbr_table: list[dict[str, Any]],
+              curves: Curves) -> str:
     lines = [f"# Evaluation: {exp.name}", "",
              f"Game {exp.game}, seed {exp.seed}, {'duplicate ' if exp.duplicate else ''}hands; "
              "mbb/g of A against B with 95% confidence intervals"

@@ -161,6 +161,7 @@ class LocalBestResponse(Agent):
         if s.finished:
             return float(s.payoffs()[me])
         p = s.current_player
+        assert p is not None  # the hand goes on
         holes = [h if q == p else () for q, h in enumerate(s.hole_cards)]
         view = MatchState(p, s.with_cards(holes, s.visible_board))
         if p == me:
@@ -336,7 +337,8 @@ def lbr_hands(spec: str, game_name: str, hands: int, seed: int, settings: LbrSet
         expected = np.zeros(hands)
 
         def score(hand: int, final: State, lbr_player: int) -> None:
-            expected[hand] = lbr.expected_payoff(final, lbr_player, settings.expected_from)  # type: ignore[arg-type]
+            assert settings.expected_from is not None  # score is only used with it
+            expected[hand] = lbr.expected_payoff(final, lbr_player, settings.expected_from)
 
         r = play_match(lbr, agent, game, hands, seed, duplicate=True, progress=progress, first_hand=first_hand,
                        on_state=None if settings.expected_from is None else score)
@@ -393,7 +395,7 @@ def run_lbr(
         parts = ray.get([task.remote(spec, game_name, hi - lo, cards, settings, False, value, lo)
                          for lo, hi in itertools.pairwise(bounds)])
     chips = np.concatenate([c for c, _, _ in parts])
-    aivat = np.concatenate([a for _, _, a in parts]) if value else None  # type: ignore[misc]
+    aivat = np.concatenate([a for _, _, a in parts]) if value else None
     return LbrResult(spec, g, settings, chips, time.perf_counter() - start, workers, add_counts(s for _, s, _ in parts),
                      aivat)
 

@@ -31,6 +31,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any, TextIO
 
 import numpy as np
 
@@ -110,8 +111,8 @@ def _clean_name(name: str, fallback: str) -> str:
     return text or fallback
 
 
-def match_names(agent_a: Agent, agent_b: Agent) -> tuple[str, str]:
-    """Names for the log: the agents' names, made distinct and free of ':' and '|'."""
+def match_names(agent_a: object, agent_b: object) -> tuple[str, str]:
+    """Names for the log: the agents' names (their ``name``, if any), made distinct and free of ':' and '|'."""
     a = _clean_name(getattr(agent_a, "name", ""), "A")
     b = _clean_name(getattr(agent_b, "name", ""), "B")
     if a == b:
@@ -165,7 +166,7 @@ def _pin_thread(cpu: int | None) -> set[int] | None:
         return None
 
 
-def _progress(total: int, enabled: bool, desc: str):  # type: ignore[no-untyped-def]
+def _progress(total: int, enabled: bool, desc: str) -> Any:  # a tqdm bar
     from tqdm import tqdm
 
     return tqdm(total=total, disable=not enabled, unit="hand", desc=desc, file=sys.stderr,
@@ -250,8 +251,10 @@ def held_interrupts(hold: bool = True) -> Iterator[None]:
         signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
-def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                t_response_ms, on_hand, coalesce, one_cpu, on_state=None, first_hand=0):  # type: ignore[no-untyped-def]
+def _play_local(agent_a: Agent, agent_b: Agent, game: GameDef, hands: int, seed: int, duplicate: bool,
+                log_path: str | os.PathLike[str] | None, progress: bool, match_name: str, names: tuple[str, str],
+                t_response_ms: int, on_hand: Callable[[int, float], None] | None, coalesce: bool, one_cpu: bool,
+                on_state: Callable[[int, State, int], None] | None = None, first_hand: int = 0) -> MatchResult:
     chips = np.zeros(hands, dtype=np.float64)
     seats = (agent_a, agent_b)
     deck = AcpcDeck(game, seed)
@@ -284,6 +287,7 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
                     seats[seat].begin_hand(_view(state, seat_to_player(2, p0, seat)))
             while not state.finished:
                 actor = state.current_player
+                assert actor is not None  # the hand goes on
                 action = by_player[actor].act(_view(state, actor))
                 if not state.is_legal(action):
                     action = legal_or_call(state, action)
@@ -322,8 +326,10 @@ def _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progre
     return result
 
 
-def _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-               t_response_ms, on_hand, coalesce, one_cpu):  # type: ignore[no-untyped-def]
+def _play_acpc(agent_a: Agent, agent_b: Agent, game: GameDef, hands: int, seed: int, duplicate: bool,
+               log_path: str | os.PathLike[str] | None, progress: bool, match_name: str, names: tuple[str, str],
+               t_response_ms: int, on_hand: Callable[[int, float], None] | None, coalesce: bool,
+               one_cpu: bool) -> MatchResult:
     from pokerbot.protocol.client import play_acpc
 
     chips = np.zeros(hands, dtype=np.float64)
@@ -394,7 +400,7 @@ def baseline_demo(
     seed: int = 0,
     duplicate: bool = True,
     progress: bool = True,
-    out: io.TextIOBase | None = None,
+    out: TextIO | None = None,
 ) -> MatchResult:
     """The demo's match: two agents by spec, in-process, each one's mbb/g and 95% CI printed.
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import numpy as np
@@ -21,7 +22,7 @@ from pokerbot.files import save_figure
 from pokerbot.gamedef import GameDef
 
 
-def _pyplot():  # type: ignore[no-untyped-def]
+def _pyplot() -> ModuleType:  # matplotlib.pyplot, on the Agg backend
     import matplotlib
 
     matplotlib.use("Agg")

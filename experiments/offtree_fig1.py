@@ -39,7 +39,7 @@ import numpy as np
 
 from abstraction.translation import pseudo_harmonic
 from blueprint.continuation import self_generative
-from pokerbot.actions import ActionType, action_from_text
+from pokerbot.actions import Action, ActionType, action_from_text
 from pokerbot.files import save_figure
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.menus import BetMenuFn, fraction_of_raise
@@ -59,7 +59,7 @@ class RoundMenu:
     rounds: tuple[PotFractionMenu, ...]
     first: PotFractionMenu | None = None
 
-    def __call__(self, state: State):  # type: ignore[no-untyped-def]
+    def __call__(self, state: State) -> list[Action]:
         if self.first is not None and state.round == 0 and not state.betting_string():
             return self.first(state)
         return self.rounds[min(state.round, len(self.rounds) - 1)](state)
@@ -107,14 +107,15 @@ def translation_mixture(
             continue
         nc = int(dst.num_children[d])
         mine = dst.kind[d] == DECISION and dst.player[d] == player
-        blocks = []
+        blocks: list[np.ndarray] = []  # player's blocks (at its own decisions only)
         for i, pr in enumerate(pairs):
             s = pr[idx][1]
             blk = strat[int(src.slot[s]) : int(src.slot[s]) + nc * nh].reshape(nc, nh) if mine else None
-            blocks.append(blk)
+            if blk is not None:
+                blocks.append(blk)
             for c in range(nc):
                 child = int(dst.first_child[d]) + c
-                reach[i][child] = reach[i][d] * blk[c] if mine else reach[i][d]
+                reach[i][child] = reach[i][d] * blk[c] if blk is not None else reach[i][d]
         if mine:
             num = sum(r[d] * blk for r, blk in zip(reach, blocks))
             den = sum(r[d] for r in reach)
@@ -298,8 +299,8 @@ def fig1(
                 if not sub.betting[int(sub.template[sub.leaf_nodes[li]])].startswith(mid):
                     continue
                 dst = g_chance[(sub.betting[int(sub.template[sub.leaf_nodes[li]])], ())]
-                srcs = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
-                translation_mixture(abs_full, bp, srcs, g_full, dst, sigma)
+                weighted = [(int(abs_full_leaf[s_]), 1.0 / len(mapping[i])) for s_ in mapping[i]]
+                translation_mixture(abs_full, bp, weighted, g_full, dst, sigma)
             rows.append((f"(b) depth-limited, K = {k}, blueprint beyond", expl0(sigma)))
             log(f"{rows[-1][0]}: {rows[-1][1]:.1f} mbb/g")
         # Round 2 re-solved below each leaf after the bet, from the depth-limited solution's reaches.

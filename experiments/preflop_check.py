@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -26,12 +27,15 @@ from pokerbot.actions import action_text
 from pokerbot.solver.tree import hand_universe
 from pokerbot.state import State
 
+if TYPE_CHECKING:
+    from realtime.preflop_values import FlopStartTable
+
 #: Small-blind classes of hunl-tiny's preflop buckets: 42o, 32o, 72s, T2o, 62o (mostly folded by the blueprint),
 #: Q2o and A8s (mostly played).
 DEFAULT_CLASSES = (3, 1, 101, 36, 10, 55, 163)
 
 
-def table_action_values(blueprint: Blueprint, table, classes: Sequence[int]) -> dict[str, np.ndarray]:  # type: ignore[no-untyped-def]
+def table_action_values(blueprint: Blueprint, table: FlopStartTable, classes: Sequence[int]) -> dict[str, np.ndarray]:
     """The small blind's chips for each opening action label and class, from ``table``'s leaves (the blueprint
     playing the rest of the preflop)."""
     from blueprint.values import hole_buckets
@@ -50,7 +54,8 @@ def table_action_values(blueprint: Blueprint, table, classes: Sequence[int]) -> 
     resolver = Resolver(cfg, blueprint)
     resolver.leaf_source = lambda tree, us, state: PreflopTableEvaluator(tree, table, us)
     root = State.initial(game)
-    sb = int(root.current_player)
+    sb = root.current_player
+    assert sb is not None  # the hand's first player to act
     solution = resolver.decide(root).solution
     assert solution is not None
     tree, leaves, policy = solution.tree, solution.leaves, resolver.policy
@@ -84,7 +89,8 @@ def monte_carlo_action_values(blueprint: Blueprint, classes: Sequence[int], labe
     cards = make_cards(blueprint.cards_name, game)
     uni = hand_universe(game)
     cls = hole_buckets(cards, uni.astype(np.int64))
-    sb = int(State.initial(game).current_player)
+    sb = State.initial(game).current_player
+    assert sb is not None  # the hand's first player to act
     strategy = np.asarray(blueprint.strategy, dtype=np.float64)
     kids = {action_text(a, game.nolimit): int(c) for a, c in zip(tree.actions(0), tree.children(0))}
     deck = np.array(sorted(game.deck()), dtype=np.int64)

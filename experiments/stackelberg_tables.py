@@ -176,6 +176,7 @@ def two_stage_row(n: int, games: int, m: int, kappa: float, seeds: Iterable[int]
         t0 = time.perf_counter()
         sse = full_game_sse(game, full_time_limit, warm_start=x)
         t_full += time.perf_counter() - t0
+        assert sse.milp is not None  # a positive time limit runs the MILP
         hits += sse.milp.hit_limit
         bp.append(follower_response(game.sequence_form, x).leader_value)
         se.append(res.leader_value)

@@ -24,12 +24,16 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
+from typing import cast
 
 import numpy as np
 
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.state import CALL, Action, State
+
+#: Several hands' hole cards, one hand a row: sequences of card codes or an int array ``(N, hole cards)``.
+Holes = Sequence[Sequence[int]] | np.ndarray
 
 
 class Agent(ABC):
@@ -79,7 +83,7 @@ class Agent(ABC):
             return None
         return sum(p for a, p in dist if a == action)
 
-    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray | None:
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray | None:
         """:meth:`action_probability` of ``action`` at ``view`` for each of ``holes`` as the agent's hole cards.
 
         Local best response asks this for every hand in a range; agents answer it
@@ -98,7 +102,8 @@ class Agent(ABC):
 
 def agent_seed(seed: int | None) -> int:
     """``seed``, or a fresh random one when None (an agent's base seed for :func:`hand_rng`)."""
-    return int(np.random.SeedSequence().entropy % 2**63) if seed is None else int(seed)
+    # a SeedSequence made without entropy draws an int (its entropy is typed int | Sequence[int] | None)
+    return int(cast(int, np.random.SeedSequence().entropy) % 2**63) if seed is None else int(seed)
 
 
 def hand_rng(seed: int, view: MatchState) -> np.random.Generator:

@@ -35,7 +35,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 from numba import njit
 
-from pokerbot.agent import Agent
+from pokerbot.agent import Agent, Holes
 from pokerbot.errors import PokerbotError
 from pokerbot.evaluator import eval_cards
 from pokerbot.gamedef import GameDef
@@ -80,7 +80,9 @@ class RandomAgent(Agent):
             return FOLD
         if kind == ActionType.CALL:
             return CALL
-        lo, hi = state.raise_bounds()  # type: ignore[misc]
+        bounds = state.raise_bounds()
+        assert bounds is not None  # a raise is legal
+        lo, hi = bounds
         return raise_to(self.rng.randint(lo, hi)) if self.game.nolimit else RAISE
 
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
@@ -113,7 +115,7 @@ class RandomAgent(Agent):
             self._dists.popitem(last=False)
         return out
 
-    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray:
         return np.full(len(holes), self.action_probability(view, action))  # the cards do not matter
 
     def action_probability(self, view: MatchState, action: Action) -> float:
@@ -123,7 +125,9 @@ class RandomAgent(Agent):
         share = 1.0 / len(state.legal_kinds())
         if action.kind != ActionType.RAISE or not self.game.nolimit:
             return share
-        lo, hi = state.raise_bounds()  # type: ignore[misc]
+        bounds = state.raise_bounds()
+        assert bounds is not None  # the raise is legal
+        lo, hi = bounds
         return share / (hi - lo + 1)
 
 
@@ -139,7 +143,7 @@ class CallAgent(Agent):
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
         return [(CALL, 1.0)]
 
-    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray:
         return np.full(len(holes), 1.0 if action == CALL else 0.0)
 
 
@@ -155,7 +159,7 @@ class RaiseAgent(Agent):
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
         return [(self.act(view), 1.0)]
 
-    def action_probabilities(self, view: MatchState, holes, action: Action) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray:
         return np.full(len(holes), 1.0 if self.act(view) == action else 0.0)  # the cards do not matter
 
 
@@ -213,7 +217,7 @@ class EquityAgent(Agent):
         samples: int | str = 300,
         raise_at: float | str = 0.65,
         name: str = "equity",
-        cache_size: int = 50_000,
+        cache_size: int | str = 50_000,
     ) -> None:
         self.game = game
         self.name = name
@@ -224,7 +228,7 @@ class EquityAgent(Agent):
         self.rng = random.Random(seed)
         self._deck = game.deck()
         self._cache: OrderedDict[tuple[tuple[int, ...], tuple[int, ...]], float] = OrderedDict()
-        self._cache_size = cache_size
+        self._cache_size = int(cache_size)
 
     def equity(self, hole: tuple[int, ...], board: tuple[int, ...]) -> float:
         """Probability of beating (ties count half) a uniformly random opponent hand by the river."""
@@ -275,7 +279,7 @@ class EquityAgent(Agent):
 def _equity_factory(game: GameDef, seed: int | None = None, **options: str) -> Agent:
     if "raise" in options:
         options["raise_at"] = options.pop("raise")
-    return EquityAgent(game, seed, **options)  # type: ignore[arg-type]
+    return EquityAgent(game, seed, **options)
 
 
 #: Built-in agents by name (aliases included).
@@ -321,9 +325,10 @@ def make_agent(spec: str, game: GameDef, seed: int | None = None) -> Agent:
             module = importlib.import_module(module_name)
         except (ImportError, ValueError, TypeError) as exc:  # empty (ValueError) or relative (TypeError) names
             raise AgentSpecError(f"agent spec {spec!r}: cannot import {module_name!r}: {exc}") from exc
-        factory = getattr(module, attr, None)
-        if not callable(factory):
+        found = getattr(module, attr, None)
+        if not callable(found):
             raise AgentSpecError(f"agent spec {spec!r}: {module_name} has no callable {attr!r}")
+        factory = found
     else:
         raise AgentSpecError(
             f"unknown agent {name!r}: use one of {', '.join(BUILTIN)} or package.module:factory"

@@ -81,11 +81,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in command_modules().items():
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP,  # type: ignore[attr-defined]
+        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
                            formatter_class=HelpFormatter)
-        module.add_arguments(p)  # type: ignore[attr-defined]
+        module.add_arguments(p)
         _add_subparsers_formatter(p)
-        p.set_defaults(_run=module.run, _parser=p)  # type: ignore[attr-defined]
+        p.set_defaults(_run=module.run, _parser=p)
     return parser
 
 

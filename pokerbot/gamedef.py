@@ -147,7 +147,7 @@ def parse_gamedef(text: str, name: str = "") -> GameDef:
     Raises :class:`GameDefError` naming the first field that is missing,
     malformed or inconsistent.
     """
-    fields: dict[str, object] = {}
+    fields: dict[str, int | list[int]] = {}
     betting: str | None = None
     seen_header = False
     for line_no, raw in enumerate(text.splitlines(), start=1):
@@ -181,11 +181,13 @@ def parse_gamedef(text: str, name: str = "") -> GameDef:
     return _build(fields, betting, name)
 
 
-def _build(fields: dict[str, object], betting: str | None, name: str) -> GameDef:
+def _build(fields: dict[str, int | list[int]], betting: str | None, name: str) -> GameDef:
     def scalar(key: str) -> int:
         if key not in fields:
             raise GameDefError(f"missing {key}")
-        return int(fields[key])  # type: ignore[arg-type]
+        value = fields[key]
+        assert isinstance(value, int)
+        return value
 
     def per(key: str, count: int, default: int | None, what: str) -> tuple[int, ...]:
         values = fields.get(key)
@@ -217,7 +219,9 @@ def _build(fields: dict[str, object], betting: str | None, name: str) -> GameDef
             raise GameDefError(f"stack of player {p + 1} must be positive")
     nolimit = betting == "nolimit"
     if nolimit:
-        raise_size = tuple(int(v) for v in fields.get("raise_size", [0] * num_rounds))[:num_rounds]  # type: ignore[union-attr]
+        sizes = fields.get("raise_size", [0] * num_rounds)
+        assert isinstance(sizes, list)
+        raise_size = tuple(int(v) for v in sizes)[:num_rounds]
         raise_size = raise_size + (0,) * (num_rounds - len(raise_size))
     else:
         raise_size = per("raise_size", num_rounds, None, "raise sizes")

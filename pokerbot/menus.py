@@ -217,7 +217,7 @@ class PotFractionMenu:
 
     def fractions_at(self, round_: int, depth: int) -> tuple[float, ...]:
         """Pot fractions offered in round ``round_`` after ``depth`` raises this round (before the cap)."""
-        depths = ()
+        depths: tuple[tuple[float, ...], ...] = ()
         for rnd, ds in self.schedule:
             if rnd <= round_:
                 depths = ds

@@ -12,6 +12,7 @@ import os
 import zlib
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 #: Every ``.npz`` file is a zip archive, and starts with a zip local-file header.
 ZIP_MAGIC = b"PK\x03\x04"
@@ -43,7 +44,7 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
                 raise ValueError(f"a damaged .npz archive ({exc})") from None
 
 
-def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
+def write_npz(path: str | os.PathLike[str], **arrays: ArrayLike) -> None:
     """Write ``arrays`` to ``path`` atomically (a synced temporary file, then a rename).
 
     If the write fails (a full disk, an interrupt) the temporary file is removed and
@@ -52,7 +53,7 @@ def write_npz(path: str | os.PathLike[str], **arrays: np.ndarray) -> None:
     from pokerbot.files import atomic_open
 
     with atomic_open(path) as f:
-        np.savez(f, **arrays)
+        np.savez(f, allow_pickle=True, **arrays)  # savez's default, named so that no array binds to it
 
 
 def write_npy(path: str | os.PathLike[str], array: np.ndarray) -> None:

@@ -14,6 +14,7 @@ import logging
 import os
 from collections.abc import Mapping
 from types import ModuleType
+from typing import Any
 
 
 def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] | None = None) -> ModuleType:
@@ -24,7 +25,7 @@ def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] 
 
     if ray.is_initialized():
         return ray
-    quiet = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
+    quiet: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False, "logging_level": logging.ERROR}
     if address:
         ray.init(address=address, **quiet)
     else:

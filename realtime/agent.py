@@ -61,7 +61,7 @@ from blueprint.agent import resolve_path
 from blueprint.model import Blueprint
 from blueprint.policy import BlueprintPolicy
 from pokerbot.actions import action_from_text, action_text
-from pokerbot.agent import Agent, agent_seed, hand_rng
+from pokerbot.agent import Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
 from pokerbot.files import pokerbot_home
 from pokerbot.gamedef import GameDef
@@ -461,13 +461,14 @@ class RealtimeAgent(Agent):
             self._walls[key] = time.perf_counter() - start
             self.used += self._walls[key]
             return d
-        box: dict[str, object] = {}
+        box: dict[str, Decision] = {}
+        failed: dict[str, BaseException] = {}
 
         def work() -> None:
             try:
                 box["decision"] = self.resolver.decide(pub)
             except BaseException as exc:  # handed to the caller below
-                box["error"] = exc
+                failed["error"] = exc
 
         self.resolver.cancel.clear()
         self.resolver.deadline = start + limit
@@ -480,9 +481,9 @@ class RealtimeAgent(Agent):
             return self._timeout(pub, key, start, limit)
         self._walls[key] = time.perf_counter() - start
         self.used += self._walls[key]
-        if "error" in box:
-            raise box["error"]  # type: ignore[misc]
-        return box["decision"]  # type: ignore[return-value]
+        if "error" in failed:
+            raise failed["error"]
+        return box["decision"]
 
     def _timeout(self, pub: State, key: tuple[int, str], start: float, limit: float) -> Decision:
         self.resolver.cancel.set()
@@ -505,7 +506,7 @@ class RealtimeAgent(Agent):
         p = self._row(d, view.state.hole_cards[view.viewer])
         return [(a, float(q)) for a, q in zip(d.actions, p) if q > 0]
 
-    def action_probabilities(self, view: MatchState, holes: Sequence[Sequence[int]], action: Action) -> np.ndarray:
+    def action_probabilities(self, view: MatchState, holes: Holes, action: Action) -> np.ndarray:
         d = self.decision(view)
         if action not in d.actions:
             return np.zeros(len(holes))
@@ -521,7 +522,9 @@ class RealtimeAgent(Agent):
         d = self.decision(view)
         p = self._row(d, state.hole_cards[view.viewer])
         action = d.actions[int(self.rng.choice(len(p), p=p))]
-        key = (int(state.current_player), public_key(state.with_cards(hole_cards=((),) * self.game.num_players)))
+        player = state.current_player
+        assert player is not None  # the agent is asked to act
+        key = (int(player), public_key(state.with_cards(hole_cards=((),) * self.game.num_players)))
         # the decision's own wall time when an earlier question (AIVAT, LBR) made it, else this call's
         seconds = max(self._walls.pop(key, 0.0), time.perf_counter() - start)
         record: dict[str, object] = {"hand": self.hands, "round": state.round, "seconds": seconds,

@@ -17,13 +17,15 @@ machine four hands per opponent took about 2 minutes (see docs/realtime.md).
 
 from __future__ import annotations
 
-import io
 import sys
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
 import numpy as np
+
+if TYPE_CHECKING:
+    from realtime.agent import RealtimeAgent
 
 ROUND_NAMES = ("preflop", "flop", "turn", "river")
 
@@ -52,7 +54,7 @@ def run_demo(
     opponents: tuple[str, ...] = ("blueprint", "call"),
     config: str = "hunl-tiny",
     seed: int = 0,
-    out: io.TextIOBase | None = None,
+    out: TextIO | None = None,
     blueprint: str | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Play ``hands`` duplicate hands (rounded up to even) against each opponent; print results and timings.
@@ -79,8 +81,9 @@ def run_demo(
         start = time.perf_counter()
         result = play_match(agent, opponent, game, hands, seed=seed + i, duplicate=True, progress=False)
         seconds = time.perf_counter() - start
-        timing = timing_summary(agent.stats)  # type: ignore[attr-defined]
-        per_hand = hand_seconds(agent.stats)  # type: ignore[attr-defined]
+        stats = cast("RealtimeAgent", agent).stats  # the spec above builds a RealtimeAgent
+        timing = timing_summary(stats)
+        per_hand = hand_seconds(stats)
         results[name] = {"mbb": result.mbb, "ci95": result.ci95, "seconds": seconds, "timing": timing}
         rounds = ", ".join(f"{k} {v[0]:.2f} s" for k, v in timing.items())
         out.write(f"realtime vs {name}: {result.mbb:+.1f} ± {result.ci95:.1f} mbb/g over {result.hands} duplicate hands "

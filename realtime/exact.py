@@ -208,15 +208,15 @@ def blueprint_from_strategy(blueprint: Blueprint, tree: PublicTree, strat: np.nd
     if members is None:
         raise ValueError("blueprint_from_strategy needs a lossless card abstraction (small games)")
     index: dict[tuple[str, tuple[int, ...]], int] = {}
-    for n in np.nonzero(tree.kind == 0)[0]:
-        s = node_state(tree, int(n))
-        index[(s.betting_string(), tuple(sorted(s.visible_board)))] = int(n)
+    for node in np.nonzero(tree.kind == 0)[0]:
+        s = node_state(tree, int(node))
+        index[(s.betting_string(), tuple(sorted(s.visible_board)))] = int(node)
     row = {tuple(int(c) for c in h): i for i, h in enumerate(tree.hands[0])}
     abstract = blueprint.tree
     mapper = TreeMapper(abstract)
     out = np.array(blueprint.strategy, dtype=np.float64)
-    for n in np.nonzero(abstract.kind == ABSTRACT_DECISION)[0]:
-        n = int(n)
+    for decision in np.nonzero(abstract.kind == ABSTRACT_DECISION)[0]:
+        n = int(decision)
         betting = mapper.state_at(n).betting_string()
         r = int(abstract.round[n])
         p = int(abstract.player[n])

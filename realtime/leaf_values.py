@@ -37,6 +37,7 @@ import itertools
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
@@ -46,11 +47,15 @@ from pokerbot.solver.strength import hands_overlap
 from pokerbot.solver.tree import PublicTree, SolverError
 from pokerbot.state import ActionType, State
 
+if TYPE_CHECKING:
+    from blueprint.abstract_game import AbstractGame
+    from blueprint.model import Blueprint
+
 
 # --- leaf mapping --------------------------------------------------------------------------
 
 
-def map_to_abstract(tree, state: State) -> tuple[int, State]:  # type: ignore[no-untyped-def]
+def map_to_abstract(tree: AbstractGame, state: State) -> tuple[int, State]:
     """The abstract-game node (and abstract state) that ``state``'s action history maps to.
 
     ``tree`` is a :class:`blueprint.abstract_game.AbstractGame`; see the module docstring
@@ -181,7 +186,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
     def __init__(
         self,
         tree: PublicTree,
-        blueprint,  # type: ignore[no-untyped-def]
+        blueprint: Blueprint,
         continuations: tuple[Sequence[np.ndarray], Sequence[np.ndarray]],
         rollouts: int = 3,
         seed: int = 0,
@@ -297,7 +302,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         return remaining, tree.game.total_board_cards - len(board)
 
     @staticmethod
-    def _terminals(atree, node: int) -> list[_Terminal]:  # type: ignore[no-untyped-def]
+    def _terminals(atree: AbstractGame, node: int) -> list[_Terminal]:
         from blueprint.abstract_game import DECISION, FOLD_NODE
 
         out: list[_Terminal] = []
@@ -315,7 +320,8 @@ class RolloutLeafEvaluator(LeafEvaluator):
         return out
 
     @staticmethod
-    def _class_values(atree, terminals, strats, buckets, eq) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _class_values(atree: AbstractGame, terminals: list[_Terminal], strats: tuple[np.ndarray, np.ndarray],
+                      buckets: list[np.ndarray], eq: np.ndarray) -> np.ndarray:
         """U[c0, c1]: player 0's payoff between bucket classes under the two strategies."""
         n = (buckets[0].shape[1], buckets[1].shape[1])
         fold = np.zeros(n)

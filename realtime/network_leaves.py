@@ -115,7 +115,7 @@ def same_hand_index(tree: PublicTree, player: int = 0) -> np.ndarray:
 
 
 @njit(cache=True)
-def class_reach(reach, hands_o, cls_o, hands_p, cls_p, same, ncls, out):  # type: ignore[no-untyped-def]
+def class_reach(reach, hands_o, cls_o, hands_p, cls_p, same, ncls, out):
     """``out[k, h, b]``: reach of the other player's class-``b`` hands sharing no card with ``h`` (option ``k``).
 
     ``reach (K, H_o)``; ``same[h]`` is the other player's index of ``h``'s own cards (-1: none).
@@ -160,7 +160,7 @@ def class_reach(reach, hands_o, cls_o, hands_p, cls_p, same, ncls, out):  # type
 
 
 @njit(cache=True)
-def _apply(W, R, cls_p, out):  # type: ignore[no-untyped-def]
+def _apply(W, R, cls_p, out):
     """out[k, h] = sum_k' sum_b W[k, k', c(h), b] * R[k', h, b] for one leaf."""
     nk, nko = W.shape[0], W.shape[1]
     nb = R.shape[2]
@@ -186,7 +186,7 @@ class ClassPairLeaves(LeafEvaluator):
     (:func:`class_reach`, exact card removal). Subclasses call :meth:`set_tables`; :meth:`values` is shared
     (the network's leaves and the preflop table's, :mod:`realtime.preflop_values`)."""
 
-    def set_tables(self, tree: PublicTree, w: np.ndarray, maps: np.ndarray, ncls: int) -> None:
+    def set_tables(self, tree: PublicTree, w: np.ndarray, maps: Sequence[np.ndarray] | np.ndarray, ncls: int) -> None:
         self.tree = tree
         self._W = (np.ascontiguousarray(w), np.ascontiguousarray(-w.transpose(0, 2, 1, 4, 3)))
         self._maps = maps

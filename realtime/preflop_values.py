@@ -43,17 +43,25 @@ from __future__ import annotations
 import itertools
 import logging
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numba import njit
 
-from blueprint.abstract_game import DECISION, FOLD_NODE, SHOWDOWN
+from blueprint.abstract_game import DECISION, FOLD_NODE, SHOWDOWN, AbstractGame
 from pokerbot.files import pokerbot_home
 from pokerbot.npz import write_npy
 from pokerbot.solver.leaves import check_choices
 from pokerbot.solver.tree import PublicTree, SolverError, hand_universe
 from realtime.network_leaves import ClassPairLeaves
+
+if TYPE_CHECKING:
+    from blueprint.model import Blueprint, PresetCards
+    from pokerbot.gamedef import GameDef
+
+#: :func:`tree_arrays`: an abstract game's node arrays, as :func:`_postflop_corrections` takes them.
+TreeArrays = tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +103,7 @@ def _pair_counts(flop_buckets, hole, flops_per_pair, seed, out):  # pragma: no c
                 done += 1
 
 
-def flop_transitions(game, cards, flops_per_pair: int = 128, seed: int = 0) -> np.ndarray:  # type: ignore[no-untyped-def]
+def flop_transitions(game: GameDef, cards: PresetCards, flops_per_pair: int = 128, seed: int = 0) -> np.ndarray:
     """``T[b0, b1, f0, f1]``: the chance of flop buckets ``(f0, f1)`` given preflop buckets ``(b0, b1)`` for a
     hold'em card preset ``cards``, stratified: every ordered pair of disjoint hands with ``flops_per_pair``
     uniform flops (a class pair of n hand pairs gets n x that many deals, so rare pairs such as AA
@@ -175,7 +183,8 @@ def disjoint_pairs(hands: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return i[disjoint], j[disjoint]
 
 
-def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_000):  # type: ignore[no-untyped-def]
+def sample_deals(game: GameDef, cards: PresetCards, deals_per_pair: int, seed: int, chunk: int = 200_000,
+                 ) -> Iterator[tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]]:
     """Deals stratified by hand pair: every unordered pair of disjoint hands with ``deals_per_pair`` uniform
     boards, in chunks of about ``chunk`` deals: ``(cards (M, 9), pre (M, 2), buckets (M, 2, rounds), result (M,))``:
     both hands and the board, the preflop buckets, every round's bucket of both hands and the showdown's sign
@@ -210,14 +219,15 @@ def sample_deals(game, cards, deals_per_pair: int, seed: int, chunk: int = 200_0
         yield np.concatenate([a, b, board], axis=1), buckets[:, :, 0].copy(), buckets, result
 
 
-def tree_arrays(tree) -> tuple[np.ndarray, ...]:  # type: ignore[no-untyped-def]
+def tree_arrays(tree: AbstractGame) -> TreeArrays:
     """The abstract game's node arrays in :func:`_postflop_corrections`'s order and types."""
-    ints = [np.asarray(a, dtype=np.int64) for a in (tree.kind, tree.player, tree.round, tree.num_actions,
-                                                    tree.first_child, tree.child, tree.base)]
-    return (*ints, np.asarray(tree.spent, dtype=np.float64))
+    kind, player, rnd, nact, first, child, base = (
+        np.asarray(a, dtype=np.int64) for a in (tree.kind, tree.player, tree.round, tree.num_actions,
+                                                tree.first_child, tree.child, tree.base))
+    return kind, player, rnd, nact, first, child, base, np.asarray(tree.spent, dtype=np.float64)
 
 
-def normalized_rows(tree, strategies: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+def normalized_rows(tree: AbstractGame, strategies: np.ndarray) -> np.ndarray:
     """``strategies`` (rows over the abstract game's slots) with every information set's row summing to 1
     (uniform where it sums to 0)."""
     norm = np.array(strategies, dtype=np.float64, ndmin=2)
@@ -231,7 +241,7 @@ def normalized_rows(tree, strategies: np.ndarray) -> np.ndarray:  # type: ignore
     return norm
 
 
-def _slot_players(tree) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _slot_players(tree: AbstractGame) -> np.ndarray:
     """The player who acts at each slot of a blueprint's abstract game."""
     out = np.zeros(tree.num_slots, dtype=np.int64)
     for n in np.nonzero(tree.kind == DECISION)[0]:
@@ -256,7 +266,7 @@ class FlopStartTable:
     abstraction that large raises :class:`~blueprint.values.BlueprintValueError`.
     """
 
-    def __init__(self, blueprint, continuations: Sequence[np.ndarray], samples: int | None = None,  # type: ignore[no-untyped-def]
+    def __init__(self, blueprint: Blueprint, continuations: Sequence[np.ndarray], samples: int | None = None,
                  table_seed: int = 0, flops_per_pair: int | None = None, cache: bool = True,
                  deals_per_pair: int | None = None) -> None:
         import hashlib
@@ -282,9 +292,9 @@ class FlopStartTable:
         for n in np.nonzero((tree.kind == DECISION) & (tree.round == 0))[0]:
             first = int(tree.first_child[n])
             for a in range(int(tree.num_actions[n])):
-                c = int(tree.child[first + a])
-                if tree.kind[c] != FOLD_NODE and (tree.kind[c] != DECISION or tree.round[c] > 0):
-                    nodes.append(c)
+                ch = int(tree.child[first + a])
+                if tree.kind[ch] != FOLD_NODE and (tree.kind[ch] != DECISION or tree.round[ch] > 0):
+                    nodes.append(ch)
         self.nodes = np.array(sorted(nodes), dtype=np.int64)
         self.index = {int(n): i for i, n in enumerate(self.nodes)}
         digest = hashlib.sha256()
@@ -339,8 +349,8 @@ class FlopStartTable:
             path.parent.mkdir(parents=True, exist_ok=True)
             write_npy(path, out)
 
-    def _postflop_correction(self, strategies: np.ndarray, markov: np.ndarray, flop_nodes: np.ndarray, cards,  # type: ignore[no-untyped-def]
-                             deals_per_pair: int, seed: int) -> np.ndarray:
+    def _postflop_correction(self, strategies: np.ndarray, markov: np.ndarray, flop_nodes: np.ndarray,
+                             cards: PresetCards, deals_per_pair: int, seed: int) -> np.ndarray:
         """``E[exact - Markov]`` per strategy, flop-start node and preflop bucket pair, over stratified deals.
 
         The backward induction treats bucket pairs as a Markov chain: a river bucket pair wins as often
@@ -417,7 +427,8 @@ class PreflopTableEvaluator(ClassPairLeaves):
         self.set_tables(tree, w, np.tile(cls, (len(leaves), 1)), b)
 
 
-def preflop_equity(game, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, cache: bool = True) -> np.ndarray:  # type: ignore[no-untyped-def]
+def preflop_equity(game: GameDef, samples: int = PREFLOP_EQUITY_BOARDS, seed: int = 0, cache: bool = True,
+                   ) -> np.ndarray:
     """``E[h0, h1]`` = P(h0 wins) - P(h0 loses) all-in before the flop, over the hands of
     :func:`pokerbot.solver.tree.hand_universe` (0 where they share a card), from ``samples`` uniform boards
     (seeded); cached in ``$POKERBOT_HOME/realtime-tables/``. 4,000 boards: ~5 s once."""

@@ -171,8 +171,15 @@ def describe_action(state: State, action: Action, third_person: bool = True) -> 
     if action.kind == ActionType.CALL:
         return f"call{s3} {to_call}" if to_call else f"check{s3}"
     base = street_base(state)
-    size = action.size or state.raise_bounds()[0]  # type: ignore[index]  # a limit raise has no size of its own
-    all_in = " (all-in)" if size >= state.game.stack[state.current_player] else ""  # type: ignore[index]
+    actor = state.current_player
+    assert actor is not None  # the player to act
+    if action.size:
+        size = action.size
+    else:  # a limit raise has no size of its own
+        bounds = state.raise_bounds()
+        assert bounds is not None  # the raise is legal
+        size = bounds[0]
+    all_in = " (all-in)" if size >= state.game.stack[actor] else ""
     if state.max_spent > base:
         return f"raise{s3} to {size - base}{all_in}"
     return f"bet{s3} {size - base}{all_in}"
@@ -215,7 +222,7 @@ class PlaySession:
         self.spec = spec or getattr(bot, "name", "bot")
         self.log_path = Path(log_path)
         self.journal_path = self.log_path.with_name(self.log_path.name + ".hand")
-        human, bot_name = match_names(types.SimpleNamespace(name=human_name), bot)  # type: ignore[arg-type]
+        human, bot_name = match_names(types.SimpleNamespace(name=human_name), bot)
         self.names = (human, bot_name)  # by seat
         self.clock = clock
         self.bot_status = BotStatus()
@@ -416,7 +423,8 @@ class PlaySession:
             assert hand is not None
             self._bot_busy = True
             player = hand.state.current_player
-            view = _agent_view(hand.state, player)  # type: ignore[arg-type]
+            assert player is not None  # bot_to_act: the hand goes on
+            view = _agent_view(hand.state, player)
             start = self.clock()
             self.bot_status.thinking_since = start
             self.version += 1
@@ -538,7 +546,8 @@ class PlaySession:
         with self._lock:
             if not self.human_to_act():
                 return None
-            state = self._hand.state  # type: ignore[union-attr]
+            assert self._hand is not None  # human_to_act: a hand is on
+            state = self._hand.state
             out: dict[str, Any] = {"fold": state.can_fold(), "call": state.to_call(), "raise": None}
             bounds = state.raise_bounds()
             if bounds is None:
@@ -573,12 +582,11 @@ class PlaySession:
             series = [[i, round(cumulative[i], 2)] for i in range(0, len(cumulative), step)]
             if series[-1][0] != n:
                 series.append([n, round(cumulative[n], 2)])
-            finite = rate is not None and n >= 2
             return {
                 "hands": n,
                 "chips": total,
                 "mbb": rate.mbb if rate else None,
-                "ci95": rate.ci95 if finite else None,
+                "ci95": rate.ci95 if rate is not None and n >= 2 else None,
                 "series": series,
             }
 

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     ab = load_abstraction(args.preset, build_if_missing=False)
     sizes = "/".join(str(ab.num_buckets(r)) for r in range(4))
     print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {ab.path}")
+    assert ab.path is not None  # a loaded abstraction has its folder
     print(format_report(ehs_spread(ab.path)))
     if args.exploitability:
         for k in int_list("--buckets", args.buckets, 1, 1000):

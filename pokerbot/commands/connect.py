@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pokerbot.matchstate import MatchState
 
 HELP = "connect an agent to an ACPC 2.0.0 dealer and play until the match ends"
 
@@ -37,7 +41,7 @@ def run(args: argparse.Namespace) -> int:
     game = load_game(args.game)
     agent = make_agent(args.agent, game, seed=args.seed)
 
-    def on_hand(view, value):  # type: ignore[no-untyped-def]
+    def on_hand(view: MatchState, value: float) -> None:
         if not args.quiet:
             print(f"hand {view.state.hand_id}: {value:+g}", file=sys.stderr)
 

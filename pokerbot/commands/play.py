@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.log:
         log_path = Path(args.log)
     else:
-        bot_name = match_names(types.SimpleNamespace(name=args.name), agent)[1]  # type: ignore[arg-type]
+        bot_name = match_names(types.SimpleNamespace(name=args.name), agent)[1]
         log_path = Path("runs") / f"play_{bot_name}.{game.name}.s{args.seed}.log"
     session = PlaySession(game, agent, args.seed, log_path, human_name=args.name, spec=args.agent)
     sock = bind(args.host, args.port)

@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from pokerbot.gamedef import GameDef
+    from pokerbot.menus import BetMenuFn
 
 HELP = "solve a game (CFR, CFR+, Linear CFR, DCFR) and write its strategy; prints exploitability as it goes"
 
@@ -16,7 +21,7 @@ def add_menu_arguments(parser: argparse.ArgumentParser) -> None:
                         help="no-limit: raises kept per round (default 3)")
 
 
-def menu_from_args(args: argparse.Namespace, game, fallback: str | None = None):  # type: ignore[no-untyped-def]
+def menu_from_args(args: argparse.Namespace, game: GameDef, fallback: str | None = None) -> BetMenuFn:
     """The bet menu the options describe (or ``fallback`` spec, or the game's default)."""
     from pokerbot.solver import default_menu, menu_from_spec, pot_fraction_menu
 

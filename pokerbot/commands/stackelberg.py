@@ -12,8 +12,9 @@ TABLES = ("figures", "table1", "table2", "table3", "table4")
 
 #: The printed numbers (Ling & Brown, Safe search for Stackelberg equilibria, Tables 1-4
 #: of section 5), shown beside the measured ones.
-PAPER_TABLE3 = {3: (-0.1738, -0.1686, -0.1335), 4: (-0.1905, -0.1862, -0.1882), 5: (-0.2028, -0.2003, -0.2028),
-                6: (-0.1832, -0.1780, -0.1832), 8: (-0.1670, -0.1609, None)}
+PAPER_TABLE3: dict[int, tuple[float, float, float | None]] = {
+    3: (-0.1738, -0.1686, -0.1335), 4: (-0.1905, -0.1862, -0.1882), 5: (-0.2028, -0.2003, -0.2028),
+    6: (-0.1832, -0.1780, -0.1832), 8: (-0.1670, -0.1609, None)}
 PAPER_TABLE2 = {(4, 2): 3.02, (4, 3): 3.07}
 PAPER_TABLE1 = {(2, 2, 2, 0.0): (1.2945, 1.4472, 1.4778), (2, 2, 2, 0.1): (1.2945, 1.4477, 1.4779),
                 (2, 2, 2, 0.9): (1.2951, 1.4519, 1.4790), (2, 10, 10, 0.0): (1.1684, 1.6179, 1.6186),
@@ -121,14 +122,15 @@ def run(args: argparse.Namespace) -> int:
                           f"{ptxt} | {r.seconds_search:.1f} / {r.seconds_full:.1f}, {r.full_limits_hit}/{r.instances}")
         elif table == "table2":
             limit = args.subgame_time or 5.0
-            setup = ex.goofspiel_setup(4)
-            print(f"Goofspiel n=4 (|Σ|, |I|) = ({setup[0].treeplex(0).num_seqs}, {setup[0].treeplex(0).num_infosets})"
+            goof_setup = ex.goofspiel_setup(4)
+            print(f"Goofspiel n=4 (|Σ|, |I|) = ({goof_setup[0].treeplex(0).num_seqs}, "
+                  f"{goof_setup[0].treeplex(0).num_infosets})"
                   f" per player; blueprint set up in {time.perf_counter() - t0:.1f} s")
             for depth in (int(d) for d in _floats(args.depths, "--depths")):
-                r = ex.goofspiel_row(4, depth, limit, setup=setup)
-                print(f"m={depth}: {r.subgames} subgames, blueprint {r.blueprint:.4f}, search {r.search:.4f} "
-                      f"(paper {PAPER_TABLE2.get((4, depth), float('nan')):.2f}); {r.seconds:.1f} s, "
-                      f"max {r.max_subgame_seconds:.1f} s/subgame, {r.limits_hit} hit the {limit:g} s limit")
+                g = ex.goofspiel_row(4, depth, limit, setup=goof_setup)
+                print(f"m={depth}: {g.subgames} subgames, blueprint {g.blueprint:.4f}, search {g.search:.4f} "
+                      f"(paper {PAPER_TABLE2.get((4, depth), float('nan')):.2f}); {g.seconds:.1f} s, "
+                      f"max {g.max_subgame_seconds:.1f} s/subgame, {g.limits_hit} hit the {limit:g} s limit")
         elif table == "table3":
             limit = args.subgame_time or 200.0
             full = args.full_time or None
@@ -136,23 +138,23 @@ def run(args: argparse.Namespace) -> int:
                   "seconds (search, max/subgame, limits hit; full)")
             for n in (int(r) for r in _floats(args.ranks, "--ranks")):
                 for rule in rules:
-                    r = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full, full_start=args.full_start,
-                                    polish_rounds=args.polish)
-                    paper = PAPER_TABLE3.get(n, (None, None, None))
-                    ft = f"{r.full_seconds:.0f} s {r.full_status}" if r.full_seconds is not None else "skipped"
-                    print(f"{n:>2} {rule:>9} {r.seqs:>6} {r.infosets:>6} | {_fmt(r.blueprint)} {_fmt(r.search)} "
-                          f"{_fmt(r.full)} | {', '.join(_fmt(p) for p in paper)} | {r.search_seconds:.0f} s, "
-                          f"{r.max_subgame_seconds:.0f} s, {r.limits_hit}/{r.subgames}; {ft}")
+                    lr = ex.leduc_row(n, rule, time_limit=limit, full_time_limit=full, full_start=args.full_start,
+                                      polish_rounds=args.polish)
+                    paper3: tuple[float | None, ...] = PAPER_TABLE3.get(n, (None, None, None))
+                    ft = f"{lr.full_seconds:.0f} s {lr.full_status}" if lr.full_seconds is not None else "skipped"
+                    print(f"{n:>2} {rule:>9} {lr.seqs:>6} {lr.infosets:>6} | {_fmt(lr.blueprint)} {_fmt(lr.search)} "
+                          f"{_fmt(lr.full)} | {', '.join(_fmt(p) for p in paper3)} | {lr.search_seconds:.0f} s, "
+                          f"{lr.max_subgame_seconds:.0f} s, {lr.limits_hit}/{lr.subgames}; {ft}")
         else:
             limit = args.subgame_time or 200.0
             n = args.table4_ranks
             for rule in rules:
-                setup = ex.leduc_setup(n, rule)
+                leduc_setup = ex.leduc_setup(n, rule)
                 for beta in _floats(args.betas, "--betas"):
-                    r = ex.leduc_row(n, rule, beta=beta, time_limit=limit, setup=setup)
-                    verdict = "safe" if r.search >= r.blueprint - 1e-9 else "UNSAFE"
-                    print(f"Leduc n={n} {rule}: β={beta:g} search {r.search:+.4f} vs blueprint {r.blueprint:+.4f} "
+                    br = ex.leduc_row(n, rule, beta=beta, time_limit=limit, setup=leduc_setup)
+                    verdict = "safe" if br.search >= br.blueprint - 1e-9 else "UNSAFE"
+                    print(f"Leduc n={n} {rule}: β={beta:g} search {br.search:+.4f} vs blueprint {br.blueprint:+.4f} "
                           f"({verdict}; paper {PAPER_TABLE4_BETA.get(beta, float('nan')):+.3f}); "
-                          f"{r.search_seconds:.0f} s, {r.limits_hit}/{r.subgames} limits hit")
+                          f"{br.search_seconds:.0f} s, {br.limits_hit}/{br.subgames} limits hit")
         print(f"-- {table}: {time.perf_counter() - t0:.1f} s ({_load()})", flush=True)
     return 0

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     finally:
         trainer.close()
     state = "interrupted, checkpoint saved" if result.interrupted else "done"
+    assert trainer.directory is not None  # made with a directory above
     print(f"{state}: {trainer.iteration:,} iterations ({result.iterations:,} new, "
           f"{result.iterations_per_second:,.0f} it/s); blueprint {trainer.directory / 'blueprint.npz'}")
     for it, value in result.exploitability[-3:]:

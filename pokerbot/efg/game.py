@@ -332,10 +332,9 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
             if abs(total - 1.0) > 1e-9 or any(m.prob < 0 for m in node.moves):
                 raise EfgError(f"{name}: chance probabilities {[m.prob for m in node.moves]} do not sum to 1")
         for a, m in enumerate(node.moves):
-            child_ob = tuple(
-                obs_id(i, ob[i], a if node.player == i else -1, m.obs[i]) for i in (0, 1)
-            )
-            visit(m.child, h, m.label, m.prob if node.player == CHANCE else 1.0, child_ob, d + 1)  # type: ignore[arg-type]
+            child_ob = (obs_id(0, ob[0], a if node.player == 0 else -1, m.obs[0]),
+                        obs_id(1, ob[1], a if node.player == 1 else -1, m.obs[1]))
+            visit(m.child, h, m.label, m.prob if node.player == CHANCE else 1.0, child_ob, d + 1)
         end[h] = len(parent)
         return end[h]
 
@@ -350,8 +349,8 @@ def build_game(name: str, root: Any, expand: Expand, root_obs: tuple[Hashable, H
                 f"({o_labels[i][j]} vs {labels}): her observations must tell them apart"
             )
 
-    root_ob = tuple(obs_id(i, -1, -1, root_obs[i]) for i in (0, 1))
-    visit(root, -1, "", 1.0, root_ob, 0)  # type: ignore[arg-type]
+    root_ob = (obs_id(0, -1, -1, root_obs[0]), obs_id(1, -1, -1, root_obs[1]))
+    visit(root, -1, "", 1.0, root_ob, 0)
 
     n = len(parent)
     parent_a = np.asarray(parent, dtype=np.int64)
@@ -392,7 +391,8 @@ def _player_info(o_parent: list[int], o_action: list[int], o_labels: list[tuple[
     decision_obs = [j for j in range(m) if o_labels[j] is not None]
     obs_decision = np.full(m, -1, dtype=np.int64)
     obs_decision[decision_obs] = np.arange(len(decision_obs))
-    counts = np.asarray([len(o_labels[j]) for j in decision_obs], dtype=np.int64)  # type: ignore[arg-type]
+    decision_labels = [labels for labels in o_labels if labels is not None]  # those of decision_obs, in order
+    counts = np.asarray([len(labels) for labels in decision_labels], dtype=np.int64)
     first = 1 + np.concatenate(([0], np.cumsum(counts)[:-1])) if len(counts) else np.zeros(0, np.int64)
     obs_seq = np.zeros(m, dtype=np.int64)
     obs_parent_seq = np.full(m, -1, dtype=np.int64)
@@ -406,7 +406,7 @@ def _player_info(o_parent: list[int], o_action: list[int], o_labels: list[tuple[
         else:
             obs_seq[j] = obs_seq[p]
     parent_seq = obs_seq[decision_obs] if decision_obs else np.zeros(0, np.int64)
-    tp = Treeplex(parent_seq, counts, tuple(o_labels[j] for j in decision_obs))  # type: ignore[misc]
+    tp = Treeplex(parent_seq, counts, tuple(decision_labels))
     return PlayerInfo(
         obs_parent=np.asarray(o_parent, dtype=np.int64),
         obs_parent_seq=obs_parent_seq,

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -83,9 +84,9 @@ def linear_program(
     return ProgramResult(np.asarray(res.x), sign * float(res.fun))
 
 
-def mixed_integer_program(c: np.ndarray, integrality: np.ndarray, **kwargs: object) -> ProgramResult:
+def mixed_integer_program(c: np.ndarray, integrality: np.ndarray, **kwargs: Any) -> ProgramResult:
     """:func:`linear_program` with integer variables where ``integrality`` is 1."""
-    return linear_program(c, integrality=integrality, **kwargs)  # type: ignore[arg-type]
+    return linear_program(c, integrality=integrality, **kwargs)
 
 
 # --- floors ----------------------------------------------------------------------------

@@ -119,9 +119,9 @@ def leaf_nodes_in_full_tree(dl_tree: PublicTree, full_tree: PublicTree) -> np.nd
     ):
         raise SolverError("the depth-limited tree and the whole-game tree have different games or hand lists")
     index: dict[tuple[str, tuple], int] = {}
-    for n in np.nonzero(full_tree.kind == CHANCE)[0]:
-        key = (full_tree.betting[int(full_tree.template[n])], full_tree.boards[int(full_tree.board[n])])
-        index.setdefault(key, int(n))
+    for chance in np.nonzero(full_tree.kind == CHANCE)[0]:
+        key = (full_tree.betting[int(full_tree.template[chance])], full_tree.boards[int(full_tree.board[chance])])
+        index.setdefault(key, int(chance))
     out = []
     for li in dl_tree.continuation_leaves:
         n = int(dl_tree.leaf_nodes[li])

@@ -70,7 +70,7 @@ def check_choices(num_choices: tuple[int, int]) -> tuple[int, int]:
     out = tuple(int(k) for k in num_choices)
     if len(out) != 2 or any(k < 1 for k in out):
         raise SolverError(f"each player needs at least one continuation at a leaf (K >= 1), got {num_choices}")
-    return out  # type: ignore[return-value]
+    return out
 
 
 # --- equity leaves -------------------------------------------------------------------

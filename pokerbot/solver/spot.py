@@ -53,7 +53,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 from numba import njit
@@ -78,6 +78,9 @@ SPOT_FORMAT = "pokerbot-spot/1"
 STREETS = ("flop", "turn", "river")
 #: The largest pot or stack a spot takes (chips; scale the units down beyond).
 MAX_CHIPS = 10**9
+
+#: Chips of the game as a number or per hand (:meth:`SpotSolution.chips`).
+_Chips = TypeVar("_Chips", float, np.ndarray)
 _ROUND_OF = {3: 1, 4: 2, 5: 3}  # board cards -> HUNL round
 
 
@@ -356,8 +359,9 @@ class Spot:
         import numba
 
         if threads is not None:
-            if not 1 <= int(threads) <= numba.config.NUMBA_NUM_THREADS:
-                raise SpotError(f"threads must be 1 to {numba.config.NUMBA_NUM_THREADS}, got {threads}")
+            most = numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]  # numba.config sets it at import
+            if not 1 <= int(threads) <= most:
+                raise SpotError(f"threads must be 1 to {most}, got {threads}")
             numba.set_num_threads(int(threads))
         if iterations < 1 or check_every < 1:
             raise SpotError("iterations and check_every must be >= 1")
@@ -463,7 +467,7 @@ class SpotSolution:
     def pot(self) -> float:
         return float(Fraction(str(self.spot.pot)))
 
-    def chips(self, game_chips: float) -> float:
+    def chips(self, game_chips: _Chips) -> _Chips:
         return game_chips / self.spot.scale
 
     def exploitability_now(self) -> float:
@@ -576,7 +580,8 @@ class SpotSolution:
         self.exploitability_pct = self.exploitability_now()
         tree = self.tree
         r = self.solver._reach
-        evs, hev = [], []
+        evs: list[float] = []
+        hev: list[np.ndarray] = []
         for p in range(2):
             cfv = counterfactual_values(tree, self.solver.ssum, p, self.solver.ranges)
             mass = payoffs.fold_values(r[1 - p], tree.hands[p], tree.hands[1 - p], tree.same[p], 1.0)
@@ -653,7 +658,7 @@ def _fmt(x: float) -> str:
 
 
 @njit(cache=True)
-def _equity_accumulate(hp, ho, sp, so, reach_o, win, tot):  # type: ignore[no-untyped-def]
+def _equity_accumulate(hp, ho, sp, so, reach_o, win, tot):
     """Add one run-out: for each hand ``i`` (strength ``sp[i]``, -1 if the run-out blocks it) the opponent
     mass it beats (ties half) to ``win`` and the mass it meets to ``tot``."""
     for i in range(hp.shape[0]):

@@ -54,7 +54,7 @@ MAGIC = "#pokerbot-policy 1"
 
 def _open(path: str | os.PathLike[str], mode: str) -> IO[str]:
     if str(path).endswith(".gz"):
-        return io.TextIOWrapper(gzip.open(path, mode + "b"), encoding="utf-8")  # type: ignore[arg-type]
+        return io.TextIOWrapper(gzip.GzipFile(path, mode + "b"), encoding="utf-8")  # = gzip.open(path, mode + "b")
     return open(path, mode, encoding="utf-8")
 
 
@@ -63,7 +63,7 @@ def _replacing(path: str | os.PathLike[str]) -> Iterator[IO[str]]:
     """A UTF-8 text file (gzip-compressed if ``path`` ends in ``.gz``) that replaces ``path`` when the block
     ends (:func:`~pokerbot.files.atomic_open`), and leaves nothing behind if it fails."""
     with atomic_open(path) as raw, contextlib.ExitStack() as stack:
-        binary: IO[bytes] = raw
+        binary: IO[bytes] | gzip.GzipFile = raw
         if str(path).endswith(".gz"):
             binary = stack.enter_context(gzip.GzipFile(filename=os.path.basename(path), mode="wb", fileobj=raw))
         text = io.TextIOWrapper(binary, encoding="utf-8")

@@ -31,7 +31,7 @@ def hand_strengths(hands, board):
 
 
 @njit(cache=True)
-def hands_overlap(a, b):  # type: ignore[no-untyped-def]
+def hands_overlap(a, b):
     """Whether two hole-card rows (card ids) share a card: such a pair cannot be dealt together."""
     for x in range(a.shape[0]):
         for y in range(b.shape[0]):

@@ -44,6 +44,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import cast
 
 import numpy as np
 
@@ -303,9 +304,9 @@ def build_tree(
     k = game.num_hole_cards
     if hands is None:
         h = hand_list(game, root_cards)
-        hand_lists = (h, h.copy())
+        hand_lists: tuple[np.ndarray, ...] = (h, h.copy())
     else:
-        hand_lists = tuple(np.sort(np.asarray(x, dtype=np.int32).reshape(-1, k), axis=1)[:, ::-1].copy() for x in hands)  # type: ignore[assignment]
+        hand_lists = tuple(np.sort(np.asarray(x, dtype=np.int32).reshape(-1, k), axis=1)[:, ::-1].copy() for x in hands)
         for p, hl in enumerate(hand_lists):
             if hl.shape[0] == 0:
                 raise SolverError(f"player {p} has no hands")
@@ -470,9 +471,9 @@ def build_tree(
     for child in sorted(iso_of):
         iso_first[child] = len(iso_board_l)
         iso_count[child] = len(iso_of[child])
-        for bid, g in iso_of[child]:
+        for bid, perm_index in iso_of[child]:
             iso_board_l.append(bid)
-            iso_g_l.append(g)
+            iso_g_l.append(perm_index)
     iso_perm = tuple(_hand_permutations(hand_lists[p], perms, ns) for p in range(2)) if iso_board_l else (
         np.zeros((0, nh[0]), dtype=np.int32), np.zeros((0, nh[1]), dtype=np.int32))
     sd_order = []
@@ -519,7 +520,7 @@ def build_tree(
         same=(same[0], same[1]),
         sd_order=(sd_order[0], sd_order[1]),
         sd_strength=(sd_strength[0], sd_strength[1]),
-        sd_cards=tuple(np.ascontiguousarray(hand_lists[p][sd_order[p]]) for p in range(2)),  # type: ignore[arg-type]
+        sd_cards=(np.ascontiguousarray(hand_lists[0][sd_order[0]]), np.ascontiguousarray(hand_lists[1][sd_order[1]])),
         boards=boards,
         betting=betting,
         labels=labels,
@@ -528,7 +529,7 @@ def build_tree(
         leaf_index=leaf_index,
         leaf_nodes=leaf_nodes,
         leaf_equity=np.array([leaf_of[int(n)].equity for n in leaf_nodes], dtype=bool),
-        leaf_states=[leaf_of[int(n)].state for n in leaf_nodes],  # type: ignore[misc]
+        leaf_states=cast("list[State]", [leaf_of[int(n)].state for n in leaf_nodes]),  # a LEAF node has its state
         last_round=last_round,
         sd_tables=(sd_tables[0], sd_tables[1]),
         iso_first=iso_first,

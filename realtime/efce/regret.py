@@ -336,7 +336,7 @@ def deviator_space(rp: RefinementProgram, ext: ScaledExtensions, blueprint: np.n
     parent_seq, num_actions = [0], [len(top)]
     seq_of_row = np.full(n_rows, -1, np.int64)
     seq_of_row[top] = 1 + np.arange(len(top))
-    queue = list(top)
+    queue: list[int | np.integer] = list(top)
     head = 0
     while head < len(queue):
         r = int(queue[head])

@@ -334,7 +334,7 @@ def _add_in_subgame(prog: Program, dec: Decomposition, bp: Blueprint, player: in
             add_trigger_rows(prog, dec.space, player, t, max(0.0, float(delta[t])))
 
 
-def _group_rows(dec: Decomposition, player: int, j: int, seqs: np.ndarray, column_seq: np.ndarray,
+def _group_rows(dec: Decomposition, player: int, j: int, seqs: np.ndarray, column_seq: np.ndarray | None,
                 cross_terms: bool) -> tuple[list[np.ndarray], list[np.ndarray], list[np.ndarray]]:
     """The leaf terms of the groups ``(seqs[k], j)``: pairs of ``S_j`` whose own
     sequence anchors at ``seqs[k]``; deviation groups (``column_seq`` given) hold only

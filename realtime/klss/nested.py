@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from pokerbot.efg.game import EfgError, Game
+from pokerbot.efg.game import EfgError, Game, Treeplex
 from pokerbot.efg.knowledge import components, greedy_coloring, infoset_graph
 from pokerbot.efg.sequence_form import to_behavioral, to_sequence
 from realtime.klss.subgame import (
@@ -95,7 +95,7 @@ def _solve_at(game: Game, beh: np.ndarray, d: int, floor: np.ndarray | None, opt
     return apply_solution(game, beh, gad, sol.strategy), sol.value
 
 
-def _relative(tp, beh: np.ndarray, d: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+def _relative(tp: Treeplex, beh: np.ndarray, d: int) -> np.ndarray:
     """The relative sequence form of ``beh`` below infoset ``d`` (``x[parent(d)] = 1``)."""
     out = np.zeros(tp.num_seqs)
     stack = [(d, 1.0)]

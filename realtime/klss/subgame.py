@@ -250,16 +250,16 @@ def make_subgame(
             order = rng.permutation(len(branches))
         seen: list[tuple] = []
         keep = []
-        for b in order:
-            lone = [h for h in game.obs_nodes(o, int(branches[b])) if in_k[h]]
+        for bi in order:
+            lone = [h for h in game.obs_nodes(o, int(branches[bi])) if in_k[h]]
             if len(lone) != 1:
-                keep.append(b)
+                keep.append(bi)
                 continue
             sig = _signature(game, int(lone[0]))
             if sig in seen:
                 continue
             seen.append(sig)
-            keep.append(b)
+            keep.append(bi)
         branches = branches[np.sort(np.asarray(keep, dtype=np.int64))]
 
     vals = observation_values(game, o, x, payoff_player=p, maximize=False)
@@ -336,7 +336,8 @@ def make_subgame(
     entries = (r_all, cb, cs_inner, np.concatenate(data))
     inner_struct = (inner_par_branch, inner_par_seq, otp.num_actions[inner], inner_labels)
     gad = Gadget(
-        form=MAXMARGIN, sf=None, player=p, infoset=int(infoset), roots=roots, plus_seqs=plus_seqs,  # type: ignore[arg-type]
+        form=MAXMARGIN, sf=None,  # type: ignore[arg-type]  # a placeholder: _assemble below builds the sequence form
+        player=p, infoset=int(infoset), roots=roots, plus_seqs=plus_seqs,
         root_reach=root_parent_reach, branches=branches, branch_seq=np.zeros(0, np.int64), normalizer=normal,
         alternate=alternate, gift=gift, blueprint=blueprint, floor=gfloor, _inner=inner_struct, _entries=entries,
     )

@@ -26,6 +26,7 @@ leaves the menu's tree altogether the agent checks/calls and counts it in
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -43,7 +44,8 @@ from realtime.sog.search import GTCFR, PublicGame, SoGError, ValueFunction
 class SoGAgent(Agent):
     """Plays a public game by continual re-solving (see the module docstring)."""
 
-    def __init__(self, make_value_fn, settings: SearchSettings, seed: int | None = None, name: str = "sog") -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, make_value_fn: Callable[[PublicGame], ValueFunction], settings: SearchSettings,
+                 seed: int | None = None, name: str = "sog") -> None:
         self.make_value_fn = make_value_fn
         self.settings = settings
         self.seed = 0 if seed is None else int(seed)

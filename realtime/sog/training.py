@@ -294,7 +294,7 @@ class Trainer:
         try:
             self.opt.load_state_dict(data["optimizer"])
             self.step, self.units, self.examples_seen = int(data["step"]), int(data["units"]), int(data["examples_seen"])
-            self.curve = [tuple(x) for x in data["curve"]]  # type: ignore[misc]
+            self.curve = [tuple(x) for x in data["curve"]]
             self.buffer = Examples(**data["buffer"])
             self.rng.bit_generator.state = data["rng"]
         except (KeyError, TypeError, ValueError) as exc:

@@ -16,11 +16,15 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
 
 from pokerbot.efg.game import EfgError
+
+if TYPE_CHECKING:
+    import highspy
 
 #: HiGHS tolerances: tighter than its defaults (1e-7 primal, 1e-6 integrality) so
 #: that the follower's best response to a solution is the one the program encoded.
@@ -48,7 +52,7 @@ class MilpResult:
         return self.status == "time limit"
 
 
-def _quiet_highs() -> object:
+def _quiet_highs() -> highspy.Highs:
     """A ``highspy.Highs`` with logging off; its constructor prints a banner straight to
     file descriptor 1, which is muted for the call."""
     import os
