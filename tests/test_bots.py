@@ -146,6 +146,16 @@ def test_make_agent_specs() -> None:
     assert make_agent("always-call", game).name == "always-call"
 
 
+def test_equity_agent_cache_size_from_a_spec_plays() -> None:
+    """Spec values arrive as text: ``cache_size`` is read as a number (it once crashed on the first action)."""
+    from evaluation.match import play_match
+
+    game = load_game("leduc")
+    agent = make_agent("equity?samples=5&cache_size=3", game, seed=1)
+    result = play_match(agent, make_agent("random", game, seed=2), game, 20, 0, progress=False)
+    assert len(result.chips) == 20
+
+
 @pytest.mark.parametrize(
     "spec,match",
     [
