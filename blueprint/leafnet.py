@@ -56,6 +56,7 @@ import itertools
 import json
 import math
 import os
+import pickle
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -65,7 +66,7 @@ import numpy as np
 from numba import njit
 
 from pokerbot.errors import CheckpointError, PokerbotError
-from pokerbot.files import atomic_open, atomic_write_text, file_sha256
+from pokerbot.files import atomic_open, atomic_write_text, file_sha256, load_torch
 from pokerbot.solver.strength import hands_overlap
 
 FEATURE_NAME = "leafnet-pair"
@@ -496,8 +497,11 @@ def train(
     ckpt = directory / "checkpoint.pt"
     key = {"config": asdict(config), "data": data_digest}
     if ckpt.is_file():
-        saved = torch.load(ckpt, map_location=dev, weights_only=False)
-        if saved.get("key") == key:
+        try:
+            saved = load_torch(ckpt, map_location=dev)
+        except (OSError, RuntimeError, EOFError, ValueError, TypeError, pickle.UnpicklingError) as exc:
+            raise LeafNetError(f"cannot read the training checkpoint {str(ckpt)!r} ({exc}); remove it or pass --fresh") from None
+        if isinstance(saved, dict) and saved.get("key") == key:
             model.load_state_dict(saved["model"])
             opt.load_state_dict(saved["opt"])
             history = [tuple(h) for h in saved["history"]]

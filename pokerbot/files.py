@@ -147,3 +147,17 @@ def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -
     fmt = Path(path).suffix.lstrip(".").lower() or "png"
     with atomic_open(path) as f:
         fig.savefig(f, format=fmt, **savefig_kwargs)
+
+
+def load_torch(path: str | os.PathLike[str], map_location: Any = "cpu") -> Any:
+    """``torch.load`` that runs no code from the file: ``weights_only=True``, with numpy arrays allowed (their
+    reconstructor, ``ndarray``, ``dtype`` and the dtype classes: data, not callables a file may choose). A file
+    that needs anything else raises :class:`pickle.UnpicklingError`, as a damaged one does."""
+    import numpy as np
+    import torch
+
+    core = getattr(np, "_core", None) or np.core  # numpy 2 moved it
+    allowed: list[Any] = [core.multiarray._reconstruct, np.ndarray, np.dtype]
+    allowed += sorted({type(np.dtype(c)) for c in "?bBhHiIlLqQefdgFDG"} - {np.dtype}, key=str)
+    with torch.serialization.safe_globals(allowed):
+        return torch.load(path, map_location=map_location, weights_only=True)

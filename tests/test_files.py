@@ -15,6 +15,7 @@ from pokerbot.files import (
     atomic_write_text,
     config_path,
     file_sha256,
+    load_torch,
     pokerbot_home,
     read_toml_config,
     save_figure,
@@ -120,3 +121,33 @@ def test_save_figure_writes_the_suffix_format_atomically(tmp_path: Path) -> None
     assert (tmp_path / "a.png").read_bytes().startswith(b"\x89PNG")
     assert b"<svg" in (tmp_path / "a.svg").read_bytes()
     assert sorted(os.listdir(tmp_path)) == ["a.png", "a.svg"]
+
+
+class _Payload:
+    """Unpickling this calls ``Path.touch`` on a file of the test's choosing: code a crafted checkpoint runs."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self) -> tuple[object, tuple[str]]:
+        return (Path.touch, (str(self.target),))
+
+
+def test_load_torch_runs_no_code_from_the_file(tmp_path: Path) -> None:
+    import pickle
+
+    import numpy as np
+    import torch
+
+    good = tmp_path / "good.pt"
+    torch.save({"model": {"w": torch.ones(2)}, "buffer": np.arange(3, dtype=np.int8), "curve": [(1, 2.5)],
+                "rng": np.random.default_rng(0).bit_generator.state}, good)
+    data = load_torch(good)
+    assert data["buffer"].tolist() == [0, 1, 2] and data["curve"] == [(1, 2.5)] and data["model"]["w"].sum() == 2
+    crafted = tmp_path / "crafted.pt"
+    torch.save({"model": _Payload(tmp_path / "ran")}, crafted)
+    with pytest.raises(pickle.UnpicklingError):
+        load_torch(crafted)
+    assert not (tmp_path / "ran").exists()
+    torch.load(crafted, weights_only=False)  # negative control: an unrestricted load runs it
+    assert (tmp_path / "ran").exists()

@@ -28,7 +28,7 @@ import torch
 import torch.nn.functional as F
 
 from pokerbot.errors import CheckpointError
-from pokerbot.files import atomic_open, atomic_write_text, read_toml_config, save_figure
+from pokerbot.files import atomic_open, atomic_write_text, load_torch, read_toml_config, save_figure
 from realtime.sog.network import CVPN, NetworkValue, default_device
 from realtime.sog.resolve import SearchSettings, composed_policy
 from realtime.sog.search import PublicGame, SoGError
@@ -121,7 +121,7 @@ def load_config(name_or_path: str) -> TrainConfig:
 def load_network(path: str | os.PathLike[str]) -> tuple[CVPN, dict[str, Any]]:
     """The network of a training checkpoint and the checkpoint's metadata. Raises :class:`CheckpointError`."""
     try:
-        data = torch.load(path, map_location="cpu", weights_only=False)
+        data = load_torch(path)
         net = CVPN.from_spec(data["spec"])
         net.load_state_dict(data["model"])
     except (OSError, KeyError, RuntimeError, EOFError, ValueError, TypeError, pickle.UnpicklingError) as exc:
