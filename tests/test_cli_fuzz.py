@@ -181,7 +181,7 @@ class Baseline:
     reads: dict[str, str] = field(default_factory=dict)
     #: dests naming files the command writes: a failed run must not leave them.
     writes: tuple[str, ...] = ()
-    #: dests never changed (a valid value there would make the run long or block).
+    #: dests never changed (a valid value there would make the run long or block; a cluster address would try to connect).
     pinned: frozenset[str] = frozenset()
     #: only values no command should accept (see :func:`values_for`): for commands without a baseline.
     strict: bool = False
@@ -216,12 +216,13 @@ BASELINES: dict[str, Baseline] = {
     "efce": Baseline(lambda ws, d: ["--instances", "3,2", "--gammas", "2", "--seeds", "0", "--no-check"],
                      pinned=frozenset({"instances", "seeds"})),
     "eval": Baseline(lambda ws, d: [str(ws.samples["eval-config"]), "--out", str(d / "ev"), "--no-progress"],
-                     reads={"config": "eval-config"}, pinned=frozenset({"hands", "workers"})),
+                     reads={"config": "eval-config"}, pinned=frozenset({"hands", "workers", "ray_address"})),
     "leafnet": Baseline(lambda ws, d: ["data", str(ws.samples["leafnet-config"]), "--dir", str(d / "net"),
                                        "--workers", "0", "--no-progress"],
-                        reads={"config": "leafnet-config"}, pinned=frozenset({"action", "workers"})),
+                        reads={"config": "leafnet-config"}, pinned=frozenset({"action", "workers", "ray_address"})),
     "leaves": Baseline(lambda ws, d: ["build", str(ws.samples["leaves-config"]), "--dir", str(d / "set"),
-                                      "--no-progress"], reads={"config": "leaves-config"}, pinned=frozenset({"action"})),
+                                      "--no-progress"], reads={"config": "leaves-config"},
+                      pinned=frozenset({"action", "ray_address"})),
     "sog": Baseline(lambda ws, d: ["eval", "--game", "kuhn", "--search", "1,1", "--seeds", "1",
                                    "--exact-iterations", "2", "--out", str(d / "sog"), "--no-progress"],
                     pinned=frozenset({"sog_command", "game", "search", "seeds", "exact_iterations", "checkpoint"})),

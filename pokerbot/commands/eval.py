@@ -21,6 +21,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                              "run keeps the pieces already played)")
     parser.add_argument("--workers", type=int, default=None,
                         help="override ray workers (default: the file's `workers`; 1 runs in-process)")
+    parser.add_argument("--ray-address", default=None,
+                        help="ray cluster address ('auto', host:port) (default: the file's `ray_address`; '' is local)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
@@ -43,5 +45,7 @@ def run(args: argparse.Namespace) -> int:
         if args.workers < 1:
             raise ExperimentError(f"--workers must be at least 1, got {args.workers}")
         exp.workers = args.workers
+    if args.ray_address is not None:
+        exp.ray_address = args.ray_address
     run_experiment(exp, progress=not args.no_progress)
     return 0

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--dir", default=None, help="run directory (default: $POKERBOT_HOME/leafnet/<name>)")
     parser.add_argument("--workers", type=int, default=None,
                         help="ray worker processes for the data (default: the config's [data] workers; 0: in-process)")
+    parser.add_argument("--ray-address", default=None,
+                        help="ray cluster address for the data ('auto', host:port) (default: the config's [data] "
+                             "address; '' is local)")
     parser.add_argument("--fresh", action="store_true",
                         help="train from scratch, ignoring a checkpoint (default: resume from it)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown)")
@@ -35,6 +38,8 @@ def run(args: argparse.Namespace) -> int:
         if args.workers < 0:
             raise PokerbotError(f"--workers must be >= 0, got {args.workers}")
         config.data.workers = args.workers
+    if args.ray_address is not None:
+        config.data.address = args.ray_address
     bar = None
     if not args.no_progress:
         from tqdm import tqdm

@@ -43,6 +43,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=int, default=None,
                         help="train-net only: ray worker processes for the data (default: the config's [data] workers; "
                              "0: in-process)")
+    parser.add_argument("--ray-address", default=None,
+                        help="train-net only: ray cluster address for the data ('auto', host:port) (default: the "
+                             "config's [data] address; '' is local)")
     parser.add_argument("--fresh", action="store_true",
                         help="train-net only: train from scratch, ignoring a checkpoint (default: resume from it)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars (default: shown)")
@@ -55,8 +58,8 @@ def run(args: argparse.Namespace) -> int:
         from pokerbot.commands import leafnet
 
         return leafnet.run(argparse.Namespace(**dict(vars(args), action="train")))
-    if args.workers is not None or args.fresh:
-        raise PokerbotError("--workers and --fresh are options of 'train-net', not of 'build'")
+    if args.workers is not None or args.fresh or args.ray_address is not None:
+        raise PokerbotError("--workers, --ray-address and --fresh are options of 'train-net', not of 'build'")
     from blueprint.leaves_build import LeavesConfig, build_leaves
 
     config = LeavesConfig.load(args.config)
