@@ -36,6 +36,7 @@ from blueprint.model import Blueprint, make_cards
 from blueprint.storage import blueprint_dir
 from pokerbot.agent import Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import CheckpointError, PokerbotError
+from pokerbot.files import is_plain_name, pokerbot_home
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.state import Action
@@ -150,10 +151,10 @@ def resolve_path(path: str | Path) -> Path:
     if p.is_dir():
         p = p / "blueprint.npz"
     if not p.is_file():
-        named = blueprint_dir(str(path)) / "blueprint.npz"
-        if named.is_file():
-            return named
-        raise CheckpointError(f"no blueprint {str(path)!r}: not a file nor a trained run in {named.parent.parent}")
+        runs = pokerbot_home() / "blueprints"
+        if is_plain_name(path) and (blueprint_dir(str(path)) / "blueprint.npz").is_file():
+            return blueprint_dir(str(path)) / "blueprint.npz"
+        raise CheckpointError(f"no blueprint {str(path)!r}: not a file nor a trained run in {runs}")
     return p
 
 

@@ -44,7 +44,7 @@ import numpy as np
 
 from blueprint.abstract_game import DECISION, AbstractGame
 from pokerbot.errors import CheckpointError, PokerbotError
-from pokerbot.files import atomic_write_text, pokerbot_home
+from pokerbot.files import atomic_write_text, plain_name, pokerbot_home
 from pokerbot.npz import write_npy
 from pokerbot.state import ActionType
 
@@ -209,7 +209,7 @@ def self_generative(
 
 def leaves_dir(name: str) -> Path:
     """Where the continuation set ``name`` lives: ``$POKERBOT_HOME/leaves/<name>``."""
-    return pokerbot_home() / "leaves" / name
+    return pokerbot_home() / "leaves" / plain_name(name, "continuation set name")
 
 
 def quantize(strategy: np.ndarray) -> np.ndarray:

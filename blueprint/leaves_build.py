@@ -175,10 +175,11 @@ def build_leaves(config: LeavesConfig, directory: str | Path | None = None,
 def _build_bias(config: LeavesConfig, directory: Path, progress: Progress | None) -> str:
     from blueprint.model import Blueprint
     from blueprint.storage import blueprint_dir
+    from pokerbot.files import is_plain_name
 
     assert config.blueprint is not None
     bp_path = Path(config.blueprint)
-    if not bp_path.is_file():
+    if not bp_path.is_file() and is_plain_name(config.blueprint):
         bp_path = blueprint_dir(config.blueprint) / "blueprint.npz"
     bp = Blueprint.load(bp_path)
     if progress is not None:

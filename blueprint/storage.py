@@ -21,14 +21,15 @@ from typing import Any
 import numpy as np
 
 from pokerbot.errors import CheckpointError
-from pokerbot.files import atomic_write_text, pokerbot_home
+from pokerbot.files import atomic_write_text, plain_name, pokerbot_home
 from pokerbot.npz import read_npz, write_npz
 
 FORMAT_VERSION = 1
 
 
 def blueprint_dir(name: str) -> Path:
-    return pokerbot_home() / "blueprints" / name
+    """``$POKERBOT_HOME/blueprints/<name>`` (``name`` a plain name: :func:`pokerbot.files.plain_name`)."""
+    return pokerbot_home() / "blueprints" / plain_name(name, "blueprint name")
 
 
 def _digest(arrays: dict[str, np.ndarray]) -> str:

@@ -61,7 +61,7 @@ import numpy as np
 
 from evaluation.lbr import LbrSettings
 from pokerbot.errors import PokerbotError
-from pokerbot.files import atomic_write_text, read_toml_config
+from pokerbot.files import atomic_write_text, plain_name, read_toml_config
 from pokerbot.npz import write_npz
 
 #: Training curves by name: ``(iterations, exploitability in mbb/g)`` points (JSON lists once read back).
@@ -118,7 +118,7 @@ class Experiment:
 
     @property
     def directory(self) -> Path:
-        return Path(self.out) if self.out else Path("runs") / f"eval-{self.name}"
+        return Path(self.out) if self.out else Path("runs") / f"eval-{plain_name(self.name, 'experiment name')}"
 
 
 _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",

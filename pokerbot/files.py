@@ -35,6 +35,34 @@ def pokerbot_home() -> Path:
     return Path(home).expanduser() if home else Path.home() / ".cache" / "pokerbot"
 
 
+def is_plain_name(name: str | os.PathLike[str]) -> bool:
+    """Whether ``name`` is one path component, not ``.`` or ``..``, with no separator or NUL (see :func:`plain_name`).
+
+    >>> is_plain_name("hunl-tiny"), is_plain_name("runs/hunl-tiny"), is_plain_name("..")
+    (True, False, False)
+    """
+    text = os.fspath(name)
+    return bool(text) and text not in (".", "..") and not any(c in text for c in ("/", "\\", "\0", os.sep))
+
+
+def plain_name(name: str, what: str = "name") -> str:
+    """``name`` if it can name a file or directory under :func:`pokerbot_home` without leaving it: one path
+    component, not ``.`` or ``..``, no separator or NUL. Raises :class:`PokerbotError` otherwise.
+
+    >>> plain_name("hunl-tiny")
+    'hunl-tiny'
+    >>> plain_name("../../etc")
+    Traceback (most recent call last):
+    ...
+    pokerbot.errors.PokerbotError: name '../../etc' must be a plain name (no '/', not '.' or '..'): it names a directory under $POKERBOT_HOME
+    """
+    text = str(name)
+    if not is_plain_name(text):
+        raise PokerbotError(f"{what} {text!r} must be a plain name (no '/', not '.' or '..'): it names a directory "
+                            f"under $POKERBOT_HOME")
+    return text
+
+
 def config_path(spec: str | os.PathLike[str], error: type[Exception] = PokerbotError, prefix: str = "",
                 what: str = "config") -> Path:
     """``spec`` if it is a file, else (a bare name, no directory) the shipped ``configs/<prefix><name>.toml``.

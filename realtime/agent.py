@@ -63,7 +63,7 @@ from blueprint.policy import BlueprintPolicy
 from pokerbot.actions import action_from_text, action_text
 from pokerbot.agent import Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
-from pokerbot.files import pokerbot_home
+from pokerbot.files import plain_name, pokerbot_home
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState
 from pokerbot.npz import write_npy
@@ -334,7 +334,7 @@ class Resolver:
         text = f"{us}|{public_key(root)}|{public_key(state)}"
         name = hashlib.sha256(text.encode()).hexdigest()[:24]
         tag = self.config.identity() + (f"-{self._table.key}" if self._table is not None else "")  # new table: new cache
-        return pokerbot_home() / "realtime-cache" / f"{self.config.name}-{tag}" / f"{name}.npy"
+        return pokerbot_home() / "realtime-cache" / plain_name(f"{self.config.name}-{tag}", "config name") / f"{name}.npy"
 
     def opponent_continuations(self) -> list[np.ndarray]:
         """The opponent's K continuation strategies beyond a depth limit (blueprint arrays; built once)."""

@@ -61,7 +61,7 @@ from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
-from pokerbot.files import read_toml_config
+from pokerbot.files import is_plain_name, read_toml_config
 from pokerbot.menus import BetMenuFn, MenuError, menu_from_spec
 from pokerbot.solver.cfr import ALGORITHMS
 from pokerbot.solver.gadgets import GADGETS
@@ -211,6 +211,9 @@ class RealtimeConfig:
             raise RealtimeConfigError(f"unknown key(s) {', '.join(sorted(extra))}; expected {', '.join(sorted(known))}")
         if not isinstance(data.get("blueprint"), str) or not data["blueprint"]:
             raise RealtimeConfigError("blueprint must name a blueprint run or file")
+        if "name" in data and not (isinstance(data["name"], str) and is_plain_name(data["name"])):
+            raise RealtimeConfigError(f"name {data['name']!r} must be a plain name (no '/', not '.' or '..'): it names "
+                                      "the agent's cache directory under $POKERBOT_HOME")
         try:
             leaves = LeavesConfig(**data.get("leaves", {})).check()
             rounds = []

@@ -43,7 +43,7 @@ import numpy as np
 
 from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
 from pokerbot.errors import PokerbotError
-from pokerbot.files import atomic_write_text, file_sha256
+from pokerbot.files import atomic_write_text, file_sha256, is_plain_name
 from pokerbot.npz import write_npz
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
@@ -261,7 +261,7 @@ def _holdem_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: 
 
 def _blueprint_path(name: str, blueprint_dir: Callable[[str], Path]) -> Path:
     p = Path(name)
-    return p if p.is_file() else blueprint_dir(name) / "blueprint.npz"
+    return p if p.is_file() or not is_plain_name(name) else blueprint_dir(name) / "blueprint.npz"
 
 
 def build_shard(cfg: DataConfig, spec: FeatureSpec, ctx_arrays: tuple, shard: int) -> dict[str, np.ndarray]:

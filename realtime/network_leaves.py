@@ -272,9 +272,9 @@ def holdem_classes(blueprint: Any) -> str:
 
 def leafnet_dir(name: str) -> Path:
     """``$POKERBOT_HOME/leafnet/<name>``: a model's data and training run."""
-    from pokerbot.files import pokerbot_home
+    from pokerbot.files import plain_name, pokerbot_home
 
-    return pokerbot_home() / "leafnet" / name
+    return pokerbot_home() / "leafnet" / plain_name(name, "leaf-net name")
 
 
 def make_leaf_evaluator(
@@ -323,7 +323,10 @@ def make_leaf_evaluator(
 def load_model(model: str | os.PathLike[str]) -> LeafNet:
     """A model directory, or the model of a run named under ``$POKERBOT_HOME/leafnet/``."""
     path = Path(model)
-    return LeafNet.load(path if path.is_dir() else leafnet_dir(str(model)) / "model")
+    from pokerbot.files import is_plain_name
+
+    named = not path.is_dir() and is_plain_name(model)  # the name of a run
+    return LeafNet.load(leafnet_dir(str(model)) / "model" if named else path)
 
 
 def agent_leaf_model(config: Any, blueprint: Any, continuations: Sequence[np.ndarray]) -> LeafNet:

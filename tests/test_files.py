@@ -16,6 +16,7 @@ from pokerbot.files import (
     config_path,
     file_sha256,
     load_torch,
+    plain_name,
     pokerbot_home,
     read_toml_config,
     save_figure,
@@ -151,3 +152,22 @@ def test_load_torch_runs_no_code_from_the_file(tmp_path: Path) -> None:
     assert not (tmp_path / "ran").exists()
     torch.load(crafted, weights_only=False)  # negative control: an unrestricted load runs it
     assert (tmp_path / "ran").exists()
+
+
+@pytest.mark.parametrize("name", ["", ".", "..", "../../x", "a/b", "/abs", "nul\0"])
+def test_a_name_that_would_leave_pokerbot_home_is_refused(name: str, tmp_path: Path,
+                                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path / "home"))
+    with pytest.raises(PokerbotError, match="plain name"):
+        plain_name(name)
+    with pytest.raises(PokerbotError, match="plain name"):
+        Trainer(BlueprintConfig(name=name, game="kuhn", iterations=10))
+    from realtime.config import RealtimeConfig
+
+    with pytest.raises(PokerbotError, match="plain name"):
+        RealtimeConfig.from_dict({"blueprint": "hunl-tiny", "name": name})
+    assert not (tmp_path / "x").exists() and not (tmp_path / "abs").exists()
+    assert plain_name("hunl-tiny") == "hunl-tiny"  # negative control: a plain name passes

@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _train(args: argparse.Namespace) -> int:
-    from pokerbot.files import pokerbot_home
+    from pokerbot.files import plain_name, pokerbot_home
     from realtime.sog.search import SoGError
     from realtime.sog.training import Trainer, load_config
 
@@ -70,7 +70,7 @@ def _train(args: argparse.Namespace) -> int:
             cfg = cfg.replace(**changes)
         except TypeError as exc:
             raise SoGError(str(exc)) from None
-    directory = args.dir or pokerbot_home() / "sog" / cfg.name
+    directory = args.dir or pokerbot_home() / "sog" / plain_name(cfg.name, "config name")
     if args.fresh:
         from pathlib import Path
 
