@@ -133,6 +133,12 @@ def _positive(value: Any, what: str) -> int:
     return value
 
 
+def _seed(value: Any) -> int:
+    if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**32:
+        raise ExperimentError(f"seed must be an integer in 0..2**32-1 (a card seed), got {value!r}")
+    return value
+
+
 def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experiment:
     """Check and convert a parsed TOML experiment; :class:`ExperimentError` naming what is wrong."""
     unknown = set(data) - _TOP
@@ -152,7 +158,7 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         game=str(data.get("game", "hunl")),
         agents=dict(agents),
         hands=_positive(data.get("hands", 1000), "hands"),
-        seed=int(data.get("seed", 0)),
+        seed=_seed(data.get("seed", 0)),
         duplicate=bool(data.get("duplicate", True)),
         aivat=bool(data.get("aivat", True)),
         value=str(data.get("value", "fitted")),

@@ -187,3 +187,12 @@ def test_lbr_runs_on_the_same_deals_are_paired(tmp_path: Path):
     assert float(rows[1]["mbb_per_game"]) == pytest.approx(expected.mbb, abs=0.01)
     assert float(rows[1]["ci95"]) == pytest.approx(expected.ci95, abs=0.01)
     assert "hands that differ" in (out / "results.md").read_text()
+
+
+@pytest.mark.parametrize("seed", [-1, 2**32, "3", 1.5, True])
+def test_a_bad_seed_is_a_config_error(seed: object) -> None:
+    """A negative seed was an internal error (found by the slow CLI fuzzer); any non-seed is refused by name."""
+    data = {"game": "kuhn", "seed": seed, "round_robin": True, "agents": {"a": "call", "b": "random"}}
+    with pytest.raises(ExperimentError, match="seed must be an integer"):
+        parse_experiment(data)
+    assert parse_experiment(dict(data, seed=2**32 - 1)).seed == 2**32 - 1  # negative control
