@@ -493,7 +493,8 @@ def evaluate_batch(cards: np.ndarray) -> np.ndarray:
     if arr.dtype.kind not in "iu":
         raise CardError(f"cards must be integers, got dtype {arr.dtype}")
     # One compiled kernel for every input dtype: the cards as uint8, once the range is checked here.
-    out_of_range = np.flatnonzero(((arr < 0) | (arr > 51)).any(axis=1)) if arr.size else np.zeros(0, np.int64)
+    in_range = not arr.size or (int(arr.min()) >= 0 and int(arr.max()) <= 51)  # two cheap passes; rows only if not
+    out_of_range = np.zeros(0, np.int64) if in_range else np.flatnonzero(((arr < 0) | (arr > 51)).any(axis=1))
     compact = np.ascontiguousarray(arr, dtype=np.uint8)
     bad = _first_invalid_row(compact)
     if len(out_of_range):
