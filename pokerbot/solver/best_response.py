@@ -59,12 +59,19 @@ def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None =
     return out[0], out[1]
 
 
-def _perspective(tree: PublicTree, trav: int) -> tuple:
-    """The kernels' hand bundle ``P`` from ``trav``'s side."""
-    o = 1 - trav
-    lt, le, pos, cl = tree.sd_tables[trav]
-    return (tree.hands[trav], tree.hands[o], tree.same[trav], tree.valid[trav], tree.valid[o], tree.sd_order[o],
-            lt, le, pos, cl, tree.iso_first, tree.iso_count, tree.iso_board, tree.iso_g, tree.iso_perm[trav])
+def _perspective(tree: PublicTree, trav: int, dtype: type | np.dtype = np.float64) -> tuple:
+    """The kernels' hand bundle ``P`` from ``trav``'s side for passes in ``dtype`` (cached on the tree)."""
+    cache = tree.__dict__.setdefault("_perspectives", {})
+    key = (int(trav), np.dtype(dtype).char)
+    hit = cache.get(key)
+    if hit is None:
+        o = 1 - trav
+        cards_t, card_hands, same = tree.fold_tables[trav]
+        order, gidx, cl = tree.sd_tables[trav]
+        hit = cache[key] = (
+            cards_t, card_hands, same, tree.valid[trav].astype(dtype), tree.valid[o].astype(dtype), order, gidx, cl,
+            tree.iso_first, tree.iso_count, tree.iso_board, tree.iso_g, tree.iso_perm[trav].astype(np.uint32))
+    return hit
 
 
 _EMPTY = np.zeros(0)
@@ -97,7 +104,7 @@ def _run(
 ) -> np.ndarray:
     lv = leaf_values_for(layout, trav, r, strat, root)
     none = np.zeros(0, dtype=strat.dtype)
-    out = passes.run_pass(tree, layout.bundle, _perspective(tree, trav), trav, root, r[trav], r[1 - trav], mode, strat,
+    out = passes.run_pass(tree, layout.bundle, _perspective(tree, trav, strat.dtype), trav, root, r[trav], r[1 - trav], mode, strat,
                           none, none, _EVAL_OPTS, lv, br_out, layout.max_choices[trav])
     return out.copy()
 

@@ -151,7 +151,7 @@ class Solver:
         self.regret = np.zeros(n, dtype=dt)
         self.ssum = np.zeros(n, dtype=dt)
         self.iteration = 0
-        self._persp = (_perspective(tree, 0), _perspective(tree, 1))
+        self._persp = (_perspective(tree, 0, dt), _perspective(tree, 1, dt))
         self._locks: list[tuple[int, int, np.ndarray]] = []
 
     @property

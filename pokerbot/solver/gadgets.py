@@ -268,7 +268,7 @@ class SubgameSolver:
         self.g_regret = np.zeros((2, nh)) if gadget == "resolve" else np.zeros(nh)
         self.g_strategy = self._gadget_strategy()
         self.iteration = 0
-        self._persp = (_perspective(tree, 0), _perspective(tree, 1))
+        self._persp = (_perspective(tree, 0, self.solver.dtype), _perspective(tree, 1, self.solver.dtype))
         self.last_root_values = np.zeros(nh)
 
     @staticmethod

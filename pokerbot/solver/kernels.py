@@ -31,7 +31,7 @@ from numba import njit, prange
 from pokerbot.betting_tree import CHANCE, DECISION, FOLD_NODE, LEAF, SHOWDOWN
 
 # The terminal interface: the kernels' only view of the cards.
-from pokerbot.solver.payoffs import fold_into, showdown_sorted_into
+from pokerbot.solver.payoffs import fold_tables_into, showdown_sorted_into
 
 MODE_CFR = 0
 MODE_BR = 1
@@ -63,26 +63,30 @@ def node_strategy(src, off, nc, nh, out):
     reads regrets (the current strategy), strategy sums (the average strategy) and
     strategy arrays alike. ``out`` needs ``nc + 1`` rows (the last holds totals).
     """
+    # Typed constants and no load under a condition: the loops vectorise in the array's precision.
+    z = out.dtype.type(0.0)
+    one = out.dtype.type(1.0)
     tot = out[nc]
     for h in range(nh):
-        tot[h] = 0.0
+        tot[h] = z
     for a in range(nc):
         base = off + a * nh
         row = out[a]
         for h in range(nh):
-            x = src[base + h]
-            x = x if x > 0.0 else 0.0
+            x = out.dtype.type(src[base + h])
+            x = x if x > z else z
             row[h] = x
             tot[h] += x
-    u = 1.0 / nc
+    u = one / out.dtype.type(nc)
     for h in range(nh):
         t = tot[h]
-        tot[h] = 1.0 / t if t > 0.0 else 0.0
+        tot[h] = one / t if t > z else z
     for a in range(nc):
         row = out[a]
         for h in range(nh):
             t = tot[h]
-            row[h] = row[h] * t if t > 0.0 else u
+            x = row[h] * t
+            row[h] = x if t > z else u
 
 
 @njit(cache=True, fastmath=True)
@@ -93,7 +97,9 @@ def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_
     current strategy there; ``out`` receives the node's value; in MODE_CFR the regrets
     and strategy sums at ``off`` are updated.
     """
-    dpos, dneg, sdisc, clip = opts
+    dt = out.dtype.type
+    z = dt(0.0)
+    dpos, dneg, sdisc, clip = dt(opts[0]), dt(opts[1]), dt(opts[2]), opts[3]
     if mode == MODE_BR:
         record = br_out.shape[0] > 0
         for h in range(nt):
@@ -113,7 +119,7 @@ def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_
                     br_out[off + a * nt + h] = 1.0 if a == arg else 0.0
         return
     for h in range(nt):
-        out[h] = 0.0
+        out[h] = z
     for a in range(nc):
         va = vals[a]
         sa = sb[a]
@@ -130,12 +136,12 @@ def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_
         if clip:
             for h in range(nt):
                 r = reg[h]
-                r = r * (dpos if r > 0.0 else dneg) + va[h]
-                reg[h] = r if r > 0.0 else 0.0
+                r = r * (dpos if r > z else dneg) + va[h]
+                reg[h] = r if r > z else z
         else:
             for h in range(nt):
                 r = reg[h]
-                reg[h] = r * (dpos if r > 0.0 else dneg) + va[h]
+                reg[h] = r * (dpos if r > z else dneg) + va[h]
         sa = sb[a]
         ss = ssum[off + a * nt : off + (a + 1) * nt]
         for h in range(nt):
@@ -151,16 +157,17 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
     * ``T`` the tree: ``(kind, player, first_child, num_children, slot, board, amount,
       sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk)``; ``leaf_slot[l, p]`` is the
       offset of player ``p``'s ``leaf_nk[l, p] x H_p`` choice block of leaf ``l``;
-    * ``P`` the hands from the traverser's side: ``(t_cards, o_cards, t_same, t_valid,
-      o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl, iso_first, iso_count, iso_board, iso_g,
-      t_perm)``: the terminal interface of :mod:`pokerbot.solver.payoffs` and the suit
-      isomorphism of chance nodes (a child stands for ``iso_count`` more deals, valued as
-      its own values with the hands permuted by ``t_perm[iso_g[e]]``);
+    * ``P`` the hands from the traverser's side: ``(t_cards_t, o_card_hands, t_same, t_valid,
+      o_valid, sd_order, sd_gidx, sd_cl, iso_first, iso_count, iso_board, iso_g, t_perm)``: the
+      tables of the terminal interface (:mod:`pokerbot.solver.payoffs`; ``uint32``), each player's
+      hands that miss each board (1/0 in the pass's precision), and the suit isomorphism of chance
+      nodes (a child stands for ``iso_count`` more deals, valued as its own values with the hands
+      permuted by ``t_perm[iso_g[e]]``);
     * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip)``;
     * ``W`` work buffers (:func:`work_buffers`): ``RT``/``RO``/``OUT`` (depth+1, H),
       ``VALS`` (depth+1, max options, H_t), ``SB`` (depth+1, max options + 1, max H),
-      the stack ``NODE``/``CHILD`` and the reach rows ``IT``/``IO``, ``CS`` (52 floats), and the
-      showdown's scratch ``SF`` (H_o + 1), ``SP`` (card rows + 1, 52), ``SQ`` (H_o + 1).
+      the stack ``NODE``/``CHILD`` and the reach rows ``IT``/``IO``, and the terminals' scratch ``CS``
+      (52), ``G`` (H_o + 1 + (card rows + 1) x 52) and ``PAD`` (H_o + 1).
 
     Both players' strategies come from ``src`` by :func:`node_strategy` at every node
     visited: the regrets in MODE_CFR (the current strategy; nothing else is stored), a
@@ -173,9 +180,11 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
     by :func:`frontier_pass`). Returns ``OUT[0]``.
     """
     kind, player, first_child, num_children, slot, board, amount, sd_row, chance_weight, leaf_index, leaf_slot, leaf_nk = T
-    t_cards, o_cards, t_same, t_valid, o_valid, o_order, sd_lt, sd_le, sd_pos, sd_cl, iso_first, iso_count, iso_board, \
+    t_cards_t, o_card_hands, t_same, t_valid, o_valid, sd_order, sd_gidx, sd_cl, iso_first, iso_count, iso_board, \
         iso_g, t_perm = P
-    RT, RO, OUT, VALS, SB, NODE, CHILD, IT, IO, CS, SF, SP, SQ = W
+    RT, RO, OUT, VALS, SB, NODE, CHILD, IT, IO, CS, G, PAD = W
+    dt = OUT.dtype.type
+    z = dt(0.0)
     nt = reach_t.shape[0]
     no = reach_o.shape[0]
     for h in range(nt):
@@ -201,13 +210,12 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
                 continue
             if kd == FOLD_NODE:
                 stake = amount[n] if player[n] != trav else -amount[n]
-                fold_into(out, RO[IO[d]], t_cards, o_cards, t_same, stake, CS)
+                fold_tables_into(out, RO[IO[d]], t_cards_t, o_card_hands, t_same, stake, CS, PAD)
                 d -= 1
                 continue
             if kd == SHOWDOWN:
                 row = sd_row[n]
-                showdown_sorted_into(out, RO[IO[d]], t_cards, t_valid[board[n]], o_order[row], sd_lt[row], sd_le[row],
-                                     sd_pos[row], sd_cl[row], amount[n], SF, SP, SQ)
+                showdown_sorted_into(out, RO[IO[d]], sd_order[row], sd_gidx[row], sd_cl[row], amount[n], G, PAD)
                 d -= 1
                 continue
             if kd == LEAF:
@@ -222,7 +230,7 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
                 d -= 1
                 continue
             for h in range(nt):
-                out[h] = 0.0
+                out[h] = z
             if kd == DECISION:
                 node_strategy(src, slot[n], num_children[n], nt if player[n] == trav else no, SB[d])
             c = 0
@@ -259,12 +267,12 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
                 b = board[child]
                 ov = o_valid[b]
                 nro = RO[d + 1]
-                any_o = 0.0
+                any_o = z
                 for h in range(no):
                     x = ro[h] * ov[h]
                     nro[h] = x
                     any_o += x
-                if any_o != 0.0 or mode == MODE_CFR:
+                if any_o != z or mode == MODE_CFR:
                     tv = t_valid[b]
                     nrt = RT[d + 1]
                     for h in range(nt):
@@ -283,12 +291,12 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
             else:
                 sc = SB[d, c]
                 nro = RO[d + 1]
-                any_o = 0.0
+                any_o = z
                 for h in range(no):
                     x = ro[h] * sc[h]
                     nro[h] = x
                     any_o += x
-                if any_o != 0.0 or mode == MODE_CFR:
+                if any_o != z or mode == MODE_CFR:
                     IT[d + 1] = IT[d]
                     IO[d + 1] = d + 1
                     break
@@ -301,7 +309,7 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
             continue
         # Every child is done: finish the node.
         if kd == CHANCE:
-            w = chance_weight[n]
+            w = dt(chance_weight[n])
             for h in range(nt):
                 out[h] *= w
         elif player[n] == trav:
@@ -312,15 +320,16 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
 
 def work_buffers(depth: int, max_actions: int, nt: int, no: int, card_rows: int,
                  dtype: type | np.dtype = np.float64) -> tuple:
-    """Fresh work buffers ``W`` of :func:`traverse` for a tree ``depth`` edges deep; the vectors in
-    ``dtype`` (a pass computes in the precision of its strategy source)."""
+    """Fresh work buffers ``W`` of :func:`traverse` for a tree ``depth`` edges deep (``card_rows`` the rows
+    of the showdown tables' ``cl``); the vectors in ``dtype`` (a pass computes in the precision of its
+    strategy source)."""
     d = depth + 1
     return (
         np.zeros((d, nt), dtype), np.zeros((d, no), dtype), np.zeros((d, nt), dtype),
         np.zeros((d, max_actions, nt), dtype), np.zeros((d, max_actions + 1, max(nt, no)), dtype),
         np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64), np.zeros(d, dtype=np.int64),
         np.zeros(d, dtype=np.int64), np.zeros(52, dtype),
-        np.zeros(no + 1, dtype), np.zeros((card_rows + 1, 52), dtype), np.zeros(no + 1, dtype),
+        np.zeros(no + 1 + (card_rows + 1) * 52, dtype), np.zeros(no + 1, dtype),
     )
 
 
@@ -399,7 +408,7 @@ def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, o
         # contend for its reference count at every step.
         Wi = (np.empty_like(W[0]), np.empty_like(W[1]), np.empty_like(W[2]), np.empty_like(W[3]), np.empty_like(W[4]),
               np.empty_like(W[5]), np.empty_like(W[6]), np.empty_like(W[7]), np.empty_like(W[8]), np.empty_like(W[9]),
-              np.empty_like(W[10]), np.empty_like(W[11]), np.empty_like(W[12]))
+              np.empty_like(W[10]), np.empty_like(W[11]))
         for j in range(thread_tasks.shape[1]):
             k = thread_tasks[i, j]
             if k < 0:

@@ -144,7 +144,7 @@ def work(tree: PublicTree, trav: int, max_choices: int = 1, dtype: type | np.dty
     cache = tree.__dict__.setdefault("_work_cache", {})
     key = (trav, max_choices, np.dtype(dtype).char)
     if key not in cache:
-        cards = tree.sd_tables[trav][3].shape[1] if len(tree.sd_tables[trav]) else 1
+        cards = tree.sd_tables[trav][2].shape[1] if len(tree.sd_tables[trav]) else 1
         cache[key] = K.work_buffers(_depth(tree), max_actions(tree, max_choices), tree.num_hands[trav],
                                     tree.num_hands[1 - trav], cards, dtype)
     return cache[key]

@@ -2,17 +2,20 @@
 
 The CFR kernels (:mod:`pokerbot.solver.kernels`) know no cards: at a terminal node they call
 one of the two functions below with the traverser's output vector, the opponent's reach and
-the arrays of the hand bundle ``P`` (built by the tree, :mod:`pokerbot.solver.tree`):
+the tables of the hand bundle ``P`` (built by the tree, :mod:`pokerbot.solver.tree`):
 
-* :func:`fold_into` -- ``out[i] = stake`` x the opponent's reach over hands that share no card
-  with hand ``i`` (inclusion-exclusion over per-card sums);
+* :func:`fold_tables_into` -- ``out[i] = stake`` x the opponent's reach over hands that share no
+  card with hand ``i`` (inclusion-exclusion over per-card sums, from :func:`card_hands`);
 * :func:`showdown_sorted_into` -- ``out[i] = stake`` x (reach of the hands ``i`` beats - reach of
   those it loses to), card removal included, from prefix sums over the opponent's hands sorted by
   strength and over each card's hands (:func:`showdown_tables` precomputes, per board, where each
   hand's weaker and stronger hands end); no data-dependent branch, linear in the hands.
 
-Another game plugs in by filling the same arrays. :func:`showdown_into` (the two-pointer sweep
-it replaces in the kernels) stays for Student of Games' search and as a test oracle.
+Both compute in the precision of the vectors they are given and index with ``uint32`` tables (a
+signed index costs numba a wrap-around check per access, which keeps LLVM from vectorising).
+Another game plugs in by filling the same tables. :func:`fold_into` and :func:`showdown_into` (the
+per-card scatter and the two-pointer sweep, from plain hand lists) serve Student of Games' search
+and are the tests' oracles.
 """
 
 from __future__ import annotations
@@ -22,7 +25,8 @@ from numba import njit
 
 @njit(cache=True, fastmath=True)
 def fold_into(out, reach_o, t_cards, o_cards, t_same, stake, card_sum):
-    """``out[i] = stake`` x total opponent reach over hands sharing no card with hand ``i``."""
+    """``out[i] = stake`` x total opponent reach over hands sharing no card with hand ``i`` (``t_same[i]``
+    the identical opponent hand, -1 where none)."""
     nt = t_cards.shape[0]
     no = o_cards.shape[0]
     k = t_cards.shape[1]
@@ -153,19 +157,71 @@ def equity_matrix(hands0, hands1, strengths0, strengths1, valid0, valid1, out):
 
 
 @njit(cache=True)
-def showdown_tables(t_cards, o_cards, t_str, o_str, o_order, lt, le, pos, cl, cl_str):
+def card_hands(hands, rows):
+    """``out[m, c]``: the ``m``-th hand of ``hands`` holding card ``c`` (``len(hands)`` past the end), ``rows``
+    rows (the most hands any card is in): the per-card lists :func:`fold_tables_into` sums reach over."""
+    nh = hands.shape[0]
+    out = np.full((rows, 52), nh, dtype=np.uint32)
+    cnt = np.zeros(52, dtype=np.int64)
+    for j in range(nh):
+        for x in range(hands.shape[1]):
+            c = hands[j, x]
+            out[cnt[c], c] = j
+            cnt[c] += 1
+    return out
+
+
+@njit(cache=True, fastmath=True)
+def fold_tables_into(out, reach_o, t_cards_t, o_card_hands, t_same, stake, card_sum, pad):
+    """:func:`fold_into` from tables: ``t_cards_t`` (cards, H_t) the traverser's cards by position,
+    ``o_card_hands`` the opponent's :func:`card_hands`, ``t_same`` the identical opponent hand of each
+    traverser hand (``H_o`` where none; all ``uint32``); one or two cards a hand. ``card_sum`` (52) and
+    ``pad`` (H_o + 1) are scratch. Branch-free gathers in the pass's precision: the loops vectorise."""
+    z = out.dtype.type(0.0)
+    no = reach_o.shape[0]
+    nt = out.shape[0]
+    tot = z
+    for j in range(no):
+        r = reach_o[j]
+        pad[j] = r
+        tot += r
+    pad[no] = z
+    for c in range(52):
+        card_sum[c] = z
+    # 2-D indexing, no row views: a view of a shared table costs an atomic reference count, which the
+    # threads of a parallel pass would contend for.
+    for m in range(o_card_hands.shape[0]):
+        for c in range(52):
+            card_sum[c] += pad[o_card_hands[m, c]]
+    for i in range(nt):
+        out[i] = tot
+    for x in range(t_cards_t.shape[0]):
+        for i in range(nt):
+            out[i] -= card_sum[t_cards_t[x, i]]
+    # The identical hand holds every card of the hand: the per-card sums count it k times, not once.
+    extra = out.dtype.type(t_cards_t.shape[0] - 1)
+    st = out.dtype.type(stake)
+    for i in range(nt):
+        out[i] = st * (out[i] + extra * pad[t_same[i]])
+
+
+@njit(cache=True)
+def showdown_tables(t_cards, o_cards, t_str, o_str, o_order, gidx, cl, cl_str):
     """Fill one board's tables of :func:`showdown_sorted_into` (``t_str``/``o_str`` strengths, -1 if blocked;
     ``o_order`` the opponent's hands by ascending strength).
 
-    ``lt[i]``/``le[i]``: how many opponent hands are weaker than / at most as strong as hand ``i``;
-    ``cl[m, c]``: the ``m``-th weakest opponent hand holding card ``c`` (``len(o_str)`` past the end);
-    ``pos[i, 2x]``/``pos[i, 2x + 1]``: how many of card ``t_cards[i, x]``'s hands are weaker / not stronger.
-    ``cl_str`` (52, rows of ``cl``) is scratch.
+    ``cl[m, c]``: the ``m``-th weakest opponent hand holding card ``c`` (``len(o_str)`` past the end).
+    ``gidx[:, i]``: where hand ``i``'s terms sit in the kernel's array ``G = [F | P]`` (``F[j]`` the reach
+    of the ``j`` weakest opponent hands, ``P[m, c]`` of the ``m`` weakest holding card ``c``, flattened):
+    ``F[#weaker]``, ``F[#not stronger]``, ``F[all]`` and per card ``x`` of the hand ``P[L, c]`` (every
+    hand holding it), ``P[#weaker holding c, c]``, ``P[#not stronger holding c, c]``; all zero for a
+    hand the board blocks. ``cl_str`` (52, rows of ``cl``) is scratch.
     """
     no = o_order.shape[0]
     nt = t_cards.shape[0]
     k = t_cards.shape[1]
     L = cl.shape[0]
+    base = no + 1
     cl[:, :] = no
     cl_str[:, :] = 2**31 - 1
     cnt = np.zeros(52, dtype=np.int64)
@@ -184,53 +240,89 @@ def showdown_tables(t_cards, o_cards, t_str, o_str, o_order, lt, le, pos, cl, cl
     for i in range(nt):
         s = t_str[i]
         if s < 0:
-            lt[i] = 0
-            le[i] = 0
-            for x in range(2 * k):
-                pos[i, x] = 0
+            for e in range(3 + 3 * k):
+                gidx[e, i] = 0
             continue
-        lt[i] = np.searchsorted(srt, s, side="left")
-        le[i] = np.searchsorted(srt, s, side="right")
+        gidx[0, i] = np.searchsorted(srt, s, side="left")
+        gidx[1, i] = np.searchsorted(srt, s, side="right")
+        gidx[2, i] = no
         for x in range(k):
             c = t_cards[i, x]
             row = cl_str[c, : min(cnt[c], L)]
-            pos[i, 2 * x] = np.searchsorted(row, s, side="left")
-            pos[i, 2 * x + 1] = np.searchsorted(row, s, side="right")
+            gidx[3 + 3 * x, i] = base + L * 52 + c
+            gidx[4 + 3 * x, i] = base + np.searchsorted(row, s, side="left") * 52 + c
+            gidx[5 + 3 * x, i] = base + np.searchsorted(row, s, side="right") * 52 + c
 
 
 @njit(cache=True, fastmath=True)
-def showdown_sorted_into(out, reach_o, t_cards, t_ok, o_order, lt, le, pos, cl, stake, F, P, pad):
+def showdown_sorted_into(out, reach_o, o_order, gidx, cl, stake, G, pad):
     """``out[i] = stake`` x (opponent reach hand ``i`` beats - reach it loses to), with card removal, from the
-    tables of :func:`showdown_tables`; ``t_ok`` zeroes the traverser's hands the board blocks. ``F``
-    (opponent hands + 1), ``P`` (rows of ``cl`` + 1, 52) and ``pad`` (opponent hands + 1) are scratch."""
-    no = o_order.shape[0]
-    nt = t_cards.shape[0]
-    k = t_cards.shape[1]
+    tables of :func:`showdown_tables` (all ``uint32``). ``G`` (H_o + 1 + (rows of ``cl`` + 1) x 52) and ``pad``
+    (H_o + 1) are scratch. In the pass's precision, with no data-dependent branch: the prefix sums, then
+    ``F[#weaker] + F[#not stronger] - F[all] + sum over the hand's cards of (P[all] - P[#weaker] -
+    P[#not stronger])`` by gathers."""
+    z = out.dtype.type(0.0)
+    no = reach_o.shape[0]
+    nt = out.shape[0]
     L = cl.shape[0]
     for j in range(no):
         pad[j] = reach_o[j]
-    pad[no] = 0.0
-    acc = 0.0
-    F[0] = 0.0
-    for j in range(no):
-        acc += pad[o_order[j]]
-        F[j + 1] = acc
-    p0 = P[0]
+    pad[no] = z
+    G[0] = z
+    if no < 256:
+        acc = z
+        for j in range(no):
+            acc += pad[o_order[j]]
+            G[j + 1] = acc
+    else:
+        # Four independent running sums over the quarters (one chain of additions would wait on each
+        # add's latency), then each quarter shifted by the totals before it.
+        q = (no + 3) // 4
+        a0 = z
+        a1 = z
+        a2 = z
+        a3 = z
+        for j in range(q):
+            a0 += pad[o_order[j]]
+            G[j + 1] = a0
+            a1 += pad[o_order[q + j]]
+            G[q + j + 1] = a1
+            a2 += pad[o_order[2 * q + j]]
+            G[2 * q + j + 1] = a2
+            jj = 3 * q + j
+            a3 += pad[o_order[jj] if jj < no else no]
+            if jj < no:
+                G[jj + 1] = a3
+        for j in range(q + 1, 2 * q + 1):
+            G[j] += a0
+        a1 += a0
+        for j in range(2 * q + 1, 3 * q + 1):
+            G[j] += a1
+        a2 += a1
+        for j in range(3 * q + 1, no + 1):
+            G[j] += a2
+    P = G[no + 1:]
     for c in range(52):
-        p0[c] = 0.0
+        P[c] = z
+    # 2-D indexing, no row views of the shared tables (see fold_tables_into).
     for m in range(L):
-        row = cl[m]
-        prev = P[m]
-        nxt = P[m + 1]
+        b = m * 52
         for c in range(52):
-            nxt[c] = prev[c] + pad[row[c]]
-    tot = F[no]
-    last = P[L]
+            P[b + 52 + c] = P[b + c] + pad[cl[m, c]]
+    # win = F[#weaker] - sum P[#weaker holding c]; lose = F[all] - F[#not stronger] - sum (P[all holding c] -
+    # P[#not stronger holding c]); in this order (CFR's trajectories on small games are exact to the rounding).
+    st = out.dtype.type(stake)
+    if gidx.shape[0] == 9:
+        for i in range(nt):
+            win = G[gidx[0, i]] - G[gidx[4, i]] - G[gidx[7, i]]
+            lose = G[gidx[2, i]] - G[gidx[1, i]] - (G[gidx[3, i]] - G[gidx[5, i]]) - (G[gidx[6, i]] - G[gidx[8, i]])
+            out[i] = st * (win - lose)
+        return
+    nx = gidx.shape[0] // 3 - 1
     for i in range(nt):
-        win = F[lt[i]]
-        lose = tot - F[le[i]]
-        for x in range(k):
-            c = t_cards[i, x]
-            win -= P[pos[i, 2 * x], c]
-            lose -= last[c] - P[pos[i, 2 * x + 1], c]
-        out[i] = stake * (win - lose) * t_ok[i]
+        win = G[gidx[0, i]]
+        lose = G[gidx[2, i]] - G[gidx[1, i]]
+        for x in range(nx):
+            win -= G[gidx[4 + 3 * x, i]]
+            lose -= G[gidx[3 + 3 * x, i]] - G[gidx[5 + 3 * x, i]]
+        out[i] = st * (win - lose)

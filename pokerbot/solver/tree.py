@@ -131,9 +131,12 @@ class PublicTree:
     leaf_states: list[State] = field(default_factory=list)
     #: The last round played inside the tree (``game.num_rounds - 1`` when not depth-limited).
     last_round: int = -1
-    #: Per player, the showdown tables of :func:`pokerbot.solver.payoffs.showdown_sorted_into` from its side:
-    #: ``(lt, le, pos, cl)`` stacked over the showdown boards.
+    #: Per player, the terminal tables of :mod:`pokerbot.solver.payoffs` from its side (``uint32``): for
+    #: :func:`~pokerbot.solver.payoffs.showdown_sorted_into` ``(o_order, gidx, cl)`` stacked over the showdown
+    #: boards (the opponent's hands by strength, where each hand's terms sit, the opponent's hands by card);
+    #: for :func:`~pokerbot.solver.payoffs.fold_tables_into` ``(cards_t, o_card_hands, same)``.
     sd_tables: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
+    fold_tables: tuple[tuple[np.ndarray, ...], tuple[np.ndarray, ...]] = ((), ())
     #: Suit isomorphism (``build_tree(suit_symmetry=...)``): per node, where its twin deals start in the
     #: ``iso_*`` entries and how many (0 without symmetry); per entry the twin's board id and its suit
     #: permutation; per player, ``iso_perm[p][g, h]`` = the hand that ``h`` stands for in the canonical deal.
@@ -190,7 +193,7 @@ class PublicTree:
             own += sum(
                 a.nbytes
                 for a in (self.hands[p], self.valid[p], self.same[p], self.sd_order[p], self.sd_strength[p], self.sd_cards[p],
-                          *self.sd_tables[p])
+                          *self.sd_tables[p], *self.fold_tables[p])
             )
         return own + arrays_per_slot * itemsize * self.num_slots
 
@@ -498,6 +501,7 @@ def build_tree(
     same = tuple(
         np.array([index_of[1 - p].get(tuple(r.tolist()), -1) for r in hand_lists[p]], dtype=np.int32) for p in range(2)
     )
+    fold_tables = tuple(_fold_tables(hand_lists[p], hand_lists[1 - p], same[p]) for p in range(2))
     decision_nodes = tuple(dec[player_a[dec] == p].astype(np.int64) for p in range(2))
     leaf_nodes = np.array(sorted(leaf_of), dtype=np.int64)
     leaf_index = np.full(len(kind), -1, dtype=np.int32)
@@ -532,6 +536,7 @@ def build_tree(
         leaf_states=cast("list[State]", [leaf_of[int(n)].state for n in leaf_nodes]),  # a LEAF node has its state
         last_round=last_round,
         sd_tables=(sd_tables[0], sd_tables[1]),
+        fold_tables=(fold_tables[0], fold_tables[1]),
         iso_first=iso_first,
         iso_count=iso_count,
         iso_board=np.array(iso_board_l, dtype=np.int32),
@@ -566,22 +571,35 @@ def _hand_permutations(hands: np.ndarray, perms: Sequence[Sequence[int]], num_su
 def _showdown_tables(t_hands: np.ndarray, o_hands: np.ndarray, t_order: np.ndarray, t_sorted: np.ndarray,
                      o_order: np.ndarray, o_sorted: np.ndarray) -> tuple[np.ndarray, ...]:
     """The tables of :func:`pokerbot.solver.payoffs.showdown_sorted_into` for every showdown board, from
-    the side of the player holding ``t_hands``: ``(lt, le, pos, cl)`` stacked over boards."""
+    the side of the player holding ``t_hands``: ``(o_order, gidx, cl)`` stacked over boards, ``uint32``."""
     from pokerbot.solver.payoffs import showdown_tables
 
     rows, nt = t_order.shape
     no, k = o_hands.shape
     per_card = np.bincount(o_hands.reshape(-1), minlength=52)
     L = max(int(per_card.max()), 1)
-    lt = np.zeros((rows, nt), dtype=np.int32)
-    le = np.zeros((rows, nt), dtype=np.int32)
-    pos = np.zeros((rows, nt, 2 * k), dtype=np.int32)
-    cl = np.zeros((rows, L, 52), dtype=np.int32)
+    if no + 1 + (L + 1) * 52 >= 2**32:
+        raise SolverError(f"{no:,} hands are more than the showdown tables index")  # pragma: no cover
+    gidx = np.zeros((rows, 3 + 3 * k, nt), dtype=np.uint32)
+    cl = np.zeros((rows, L, 52), dtype=np.uint32)
     scratch = np.zeros((52, L), dtype=np.int64)
     t_str = np.empty(nt, dtype=np.int32)
     o_str = np.empty(no, dtype=np.int32)
     for r in range(rows):
         t_str[t_order[r]] = t_sorted[r]
         o_str[o_order[r]] = o_sorted[r]
-        showdown_tables(t_hands, o_hands, t_str, o_str, o_order[r], lt[r], le[r], pos[r], cl[r], scratch)
-    return lt, le, pos, cl
+        showdown_tables(t_hands, o_hands, t_str, o_str, o_order[r], gidx[r], cl[r], scratch)
+    return np.ascontiguousarray(o_order, dtype=np.uint32), gidx, cl
+
+
+def _fold_tables(t_hands: np.ndarray, o_hands: np.ndarray, same: np.ndarray) -> tuple[np.ndarray, ...]:
+    """The tables of :func:`pokerbot.solver.payoffs.fold_tables_into` from the side of the player holding
+    ``t_hands``: its cards by position, the opponent's hands by card, the identical opponent hand
+    (``len(o_hands)`` where none), all ``uint32``."""
+    from pokerbot.solver.payoffs import card_hands
+
+    no = o_hands.shape[0]
+    per_card = np.bincount(o_hands.reshape(-1), minlength=52)
+    rows = max(int(per_card.max()), 1)
+    return (np.ascontiguousarray(t_hands.T, dtype=np.uint32), card_hands(np.ascontiguousarray(o_hands), rows),
+            np.where(same >= 0, same, no).astype(np.uint32))
