@@ -173,3 +173,18 @@ def test_bad_gadget_input_is_refused(leduc):
         SubgameSolver(tree, 0, "unsafe", -mine, root=1, opp_range=np.ones(tree.num_hands[1]))
     with pytest.raises(SolverError, match="root"):
         SubgameSolver(tree, 0, "resolve", mine, root=int(np.nonzero(tree.kind == 2)[0][0]), alt=np.zeros(6))
+
+
+def test_compressed_storage_starts_from_the_warm_start_and_keeps_the_margins(leduc):
+    tree, bp, _ = leduc
+    n = round2_roots(tree)[0]
+    us = 1 - int(tree.player[n])
+    mine = reach_at(tree, bp, us, n)
+    alt = alternative_values(tree, bp, us, mine, n)
+    sub = SubgameSolver(tree, us, "resolve", mine, root=n, opp_range=reach_at(tree, bp, 1 - us, n), alt=alt,
+                        warm_start=bp, dtype="compressed")
+    assert sub.solver.compressed and sub.solver.regret.dtype == np.int16
+    # The first iteration plays the warm start: regret matching of its 16-bit codes.
+    assert np.abs(sub.solver.current_strategy() - bp).max() < 1e-4
+    sub.run(300)
+    assert sub.margins().min() > -0.02 * np.abs(alt).max()

@@ -193,7 +193,7 @@ def test_bad_leaf_input_is_refused(leduc_pot, tmp_path) -> None:
 
     with pytest.raises(SolverError, match="shape"):
         Solver(dl, "cfr+", leaves=Broken()).run(1)
-    with pytest.raises(SolverError, match=r"float64 \(or float32\) of shape"):
+    with pytest.raises(SolverError, match=r"float64 \(or float32, or the uint16 sums of compressed storage\) of shape"):
         exploitability(dl, uniform_strategy(dl, Broken())[:-1], leaves=Broken())
 
 

@@ -122,6 +122,18 @@ def test_the_command_solves_and_writes(tmp_path, capsys) -> None:  # type: ignor
     assert err.startswith("pokerbot spot: error: ip range") and "\n" not in err
 
 
+def test_the_command_solves_in_compressed_storage(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    out = tmp_path / "c.json"
+    args = ["spot", "--board", "Ks9h4c7d2s", "--pot", "100", "--stack", "200", "--oop", "AA,72o,KQs", "--ip", "QQ,AKs",
+            "--bets", "100%", "--raises", "a", "--target", "0.5", "--compress", "--out", str(out), "-q"]
+    assert main(args) == 0
+    data = json.loads(out.read_text())
+    assert data["solve"]["dtype"] == "compressed" and data["solve"]["exploitability_pct"] <= 0.5
+    assert abs(data["ev"][0] + data["ev"][1]) < 1e-3
+
+
 def test_suit_isomorphism_merges_twin_deals_and_changes_no_value() -> None:
     """Ks9s4c7c: hearts and diamonds are interchangeable, so 13 river cards stand for 26 (35 deals where there were 48)."""
     from pokerbot.solver.best_response import best_response_values, counterfactual_values, uniform_strategy

@@ -36,6 +36,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--check-every", type=int, default=10, metavar="N",
                         help="measure exploitability every N iterations (default 10)")
     parser.add_argument("--threads", type=int, default=None, metavar="N", help="solver threads (default: all cores)")
+    parser.add_argument("--compress", action="store_true",
+                        help="16-bit regrets and strategy sums with a scale per node: half the memory of float32 "
+                             "(default: float32)")
     parser.add_argument("--lock", action="append", default=[], metavar="NODE=STRATEGY",
                         help="fix a node's strategy, e.g. 'root=x:0.7,b50:0.3' or 'x-b50=f:0.4,c:0.6' "
                         "(repeat for several nodes)")
@@ -79,9 +82,10 @@ def run(args: argparse.Namespace) -> int:
     tree = spot.tree()
     print(f"{spot.street} spot {args.board}: pot {args.pot}, stack {args.stack}; {len(spot.hands(0))} OOP and "
           f"{len(spot.hands(1))} IP hands; {tree.num_nodes:,} nodes, about "
-          f"{tree.memory_bytes(2, 4) / 2**20:,.1f} MiB to solve", flush=True)
+          f"{tree.memory_bytes(2, 2 if args.compress else 4) / 2**20:,.1f} MiB to solve", flush=True)
     sol = spot.solve(target=args.target, iterations=args.iterations, check_every=args.check_every,
-                     threads=args.threads, locks=locks, progress=not args.quiet)
+                     threads=args.threads, locks=locks, progress=not args.quiet,
+                     dtype="compressed" if args.compress else "float32")
     print(f"{sol.solver.iteration} iterations in {sol.seconds:.2f} s; exploitability "
           f"{sol.exploitability_pct:.4f}% of the pot")
     print(f"EV OOP {sol.ev[0] + sol.pot / 2:.4f}, IP {sol.ev[1] + sol.pot / 2:.4f} (pot share included)")

@@ -103,8 +103,9 @@ def _run(
     layout: LeafLayout, br_out: np.ndarray = _EMPTY, root: int = 0,
 ) -> np.ndarray:
     lv = leaf_values_for(layout, trav, r, strat, root)
-    none = np.zeros(0, dtype=strat.dtype)
-    out = passes.run_pass(tree, layout.bundle, _perspective(tree, trav, strat.dtype), trav, root, r[trav], r[1 - trav], mode, strat,
+    dt = passes.pass_dtype(strat)
+    none = np.zeros(0, dtype=dt)
+    out = passes.run_pass(tree, layout.bundle, _perspective(tree, trav, dt), trav, root, r[trav], r[1 - trav], mode, strat,
                           none, none, _EVAL_OPTS, lv, br_out, layout.max_choices[trav])
     return out.copy()
 
@@ -195,6 +196,7 @@ def exploitability(
 def _check(tree: PublicTree, strat: np.ndarray, leaves: LeafEvaluator | None = None) -> LeafLayout:
     layout = leaf_layout(tree, leaves)
     if (not isinstance(strat, np.ndarray) or strat.shape != (layout.num_slots,)
-            or strat.dtype not in (np.float64, np.float32)):
-        raise SolverError(f"a strategy array for this tree is float64 (or float32) of shape ({layout.num_slots},)")
+            or strat.dtype not in (np.float64, np.float32, np.uint16)):
+        raise SolverError(f"a strategy array for this tree is float64 (or float32, or the uint16 sums of compressed "
+                          f"storage) of shape ({layout.num_slots},)")
     return layout

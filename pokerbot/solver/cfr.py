@@ -61,21 +61,27 @@ _AVERAGING = {"uniform": 0.0, "linear": 1.0, "quadratic": 2.0}
 _ALG_CODE = {"cfr": K.ALG_CFR, "cfr+": K.ALG_CFR_PLUS, "lcfr": K.ALG_LCFR, "dcfr": K.ALG_DCFR}
 
 
+#: ``dtype`` of 16-bit storage: regrets as int16 and strategy sums as uint16 codes, one float32 scale a
+#: block (postflop-solver's compression); passes compute in float32.
+COMPRESSED = "compressed"
+
 #: Trees with fewer strategy entries than this are solved in float64 unless told otherwise (8 MB an array).
 FLOAT64_SLOTS = 1 << 20
 
 
 def storage_dtype(num_slots: int, dtype: type | np.dtype | str | None = None) -> np.dtype:
-    """The dtype of a solve's regrets and sums: ``dtype`` if given (float32 or float64), else float64
-    below :data:`FLOAT64_SLOTS` entries and float32 above."""
+    """The precision of a solve's passes: ``dtype`` if given (float32 or float64; float32 for
+    ``"compressed"`` storage), else float64 below :data:`FLOAT64_SLOTS` entries and float32 above."""
+    if isinstance(dtype, str) and dtype == COMPRESSED:
+        return np.dtype(np.float32)
     if dtype is None:
         return np.dtype(np.float64 if num_slots < FLOAT64_SLOTS else np.float32)
     try:
         dt = np.dtype(dtype)
     except TypeError:
-        raise SolverError(f"dtype must be float32 or float64, got {dtype!r}") from None
+        raise SolverError(f"dtype must be float32, float64 or {COMPRESSED!r}, got {dtype!r}") from None
     if dt not in (np.float32, np.float64):
-        raise SolverError(f"dtype must be float32 or float64, got {dt}")
+        raise SolverError(f"dtype must be float32, float64 or {COMPRESSED!r}, got {dt}")
     return dt
 
 
@@ -89,7 +95,8 @@ class Solver:
     Storage is two strategy-sized arrays, ``regret`` and ``ssum``, of ``dtype``
     (by default float64 for trees of under :data:`FLOAT64_SLOTS` entries, where it costs
     little and figures agree with other implementations to the last digits, float32
-    above); the current strategy is regret matching of ``regret``,
+    above, or ``"compressed"``: 16-bit codes with a float32 scale per decision node, half of
+    float32's memory); the current strategy is regret matching of ``regret``,
     computed where a pass needs it, and the average strategy is ``ssum`` normalised (the
     exploitability reads ``ssum`` in place). Passes over trees with chance nodes run on
     every numba thread (:mod:`pokerbot.solver.passes`); the result does not depend on
@@ -148,11 +155,19 @@ class Solver:
         self.layout = leaf_layout(tree, leaves)
         self._reach = root_ranges(tree, ranges)
         n = self.layout.num_slots
-        self.regret = np.zeros(n, dtype=dt)
-        self.ssum = np.zeros(n, dtype=dt)
+        self.compressed = isinstance(dtype, str) and dtype == COMPRESSED
+        if self.compressed:
+            self.regret = np.zeros(n, dtype=np.int16)
+            self.ssum = np.zeros(n, dtype=np.uint16)
+            blocks = tree.num_nodes + 2 * tree.num_leaves
+            self.scales: tuple[np.ndarray, np.ndarray] = (np.zeros(blocks, np.float32), np.zeros(blocks, np.float32))
+        else:
+            self.regret = np.zeros(n, dtype=dt)
+            self.ssum = np.zeros(n, dtype=dt)
+            self.scales = passes.NO_SCALES
         self.iteration = 0
         self._persp = (_perspective(tree, 0, dt), _perspective(tree, 1, dt))
-        self._locks: list[tuple[int, int, np.ndarray]] = []
+        self._locks: list[tuple[int, int, int, np.ndarray]] = []
 
     @property
     def num_slots(self) -> int:
@@ -161,7 +176,9 @@ class Solver:
 
     def memory_bytes(self) -> int:
         """Bytes the solve holds: the tree's arrays and the two strategy-sized arrays."""
-        return self.tree.memory_bytes(2, self.dtype.itemsize) + (self.num_slots - self.tree.num_slots) * 2 * self.dtype.itemsize
+        size = self.regret.itemsize
+        return (self.tree.memory_bytes(2, size) + (self.num_slots - self.tree.num_slots) * 2 * size
+                + self.scales[0].nbytes + self.scales[1].nbytes)
 
     def discount_factors(self, t: int) -> tuple[float, float, float, bool]:
         """Iteration ``t``'s factors on positive regrets, negative regrets and the strategy sum, and
@@ -180,7 +197,7 @@ class Solver:
             r0, r1 = (np.ascontiguousarray(x, dtype=self.dtype) for x in r)
             K.run_iterations(
                 self.iteration, int(count), alg, self.alpha, self.beta, self.gamma, self.reset_average,
-                r0, r1, lay.bundle, self._persp[0], self._persp[1], self.regret, self.ssum,
+                r0, r1, lay.bundle, self._persp[0], self._persp[1], self.regret, self.ssum, self.scales,
                 passes.work(tree, 0, 1, self.dtype), passes.work(tree, 1, 1, self.dtype), np.zeros((0, 1), self.dtype),
                 passes.no_frontier(tree),
             )
@@ -194,7 +211,7 @@ class Solver:
             for p in range(2):
                 lv = leaf_values_for(lay, p, r, src)
                 passes.run_pass(tree, lay.bundle, self._persp[p], p, 0, r[p], r[1 - p], K.MODE_CFR, src,
-                                self.regret, self.ssum, opts, lv, _EMPTY, lay.max_choices[p])
+                                self.regret, self.ssum, opts, lv, _EMPTY, lay.max_choices[p], self.scales)
                 self._apply_locks(p)
             self.iteration = t
 
@@ -215,16 +232,23 @@ class Solver:
             raise SolverError(f"a lock at node {node} needs {nc} probabilities (or ({nc}, {nh})), got {probs.shape}")
         if not np.all(np.isfinite(probs)) or np.any(probs < 0) or not np.allclose(probs.sum(axis=0), 1.0, atol=1e-6):
             raise SolverError(f"the locked probabilities at node {node} must be >= 0 and sum to 1 for every hand")
-        self._locks.append((p, int(tree.slot[node]), probs.reshape(-1)))
+        self._locks.append((p, node, int(tree.slot[node]), probs.reshape(-1)))
         self._apply_locks(p)
 
     def _apply_locks(self, p: int) -> None:
         """Reset the locked blocks of player ``p``: regrets proportional to the lock (regret matching
         gives it back exactly) and sums equal to it (so does the average)."""
-        for q, off, probs in self._locks:
+        for q, node, off, probs in self._locks:
             if q == p:
-                self.regret[off : off + probs.shape[0]] = probs
-                self.ssum[off : off + probs.shape[0]] = probs
+                end = off + probs.shape[0]
+                if self.compressed:
+                    # Codes of the lock at scale 1: decoded, regrets and sums equal the probabilities.
+                    self.regret[off:end] = np.rint(probs * K.R16).astype(np.int16)
+                    self.ssum[off:end] = np.rint(probs * K.S16).astype(np.uint16)
+                    self.scales[0][node] = self.scales[1][node] = 1.0
+                else:
+                    self.regret[off:end] = probs
+                    self.ssum[off:end] = probs
 
     def step(self) -> None:
         """One iteration (both players update once)."""
@@ -294,8 +318,8 @@ class Solver:
         """Write regrets, strategy sums and the iteration count to ``path`` (an ``.npz``; atomic)."""
         from pokerbot.npz import write_npz
 
-        write_npz(path, regret=self.regret, ssum=self.ssum, iteration=np.int64(self.iteration),
-                  fingerprint=np.array(self._fingerprint()))
+        write_npz(path, regret=self.regret, ssum=self.ssum, regret_scale=self.scales[0], ssum_scale=self.scales[1],
+                  iteration=np.int64(self.iteration), fingerprint=np.array(self._fingerprint()))
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> None:
         """Resume from :meth:`save_checkpoint` output. Raises :class:`~pokerbot.errors.CheckpointError`
@@ -309,6 +333,7 @@ class Solver:
             data = read_npz(path)
             fp = str(data["fingerprint"])
             arrays = {k: data[k] for k in ("regret", "ssum")}
+            scales = (data["regret_scale"], data["ssum_scale"]) if self.compressed else passes.NO_SCALES
             iteration = int(data["iteration"])
         except (OSError, KeyError, ValueError, EOFError, zipfile.BadZipFile) as exc:
             raise CheckpointError(f"cannot read solver checkpoint {os.fspath(path)!r}: {exc}") from None
@@ -317,14 +342,19 @@ class Solver:
         if iteration < 0:
             raise CheckpointError(f"checkpoint {os.fspath(path)!r}: negative iteration count {iteration}")
         for k, a in arrays.items():
-            if a.shape != (self.layout.num_slots,) or a.dtype != self.dtype:
+            want = getattr(self, k).dtype
+            if a.shape != (self.layout.num_slots,) or a.dtype != want:
                 raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has shape {a.shape} and dtype {a.dtype}, "
-                                      f"the solver needs ({self.layout.num_slots},) {self.dtype}")
+                                      f"the solver needs ({self.layout.num_slots},) {want}")
             if not np.all(np.isfinite(a)):
                 raise CheckpointError(f"checkpoint {os.fspath(path)!r}: {k} has non-finite entries")
         if np.any(arrays["ssum"] < 0):
             raise CheckpointError(f"checkpoint {os.fspath(path)!r}: negative strategy sums")
+        for a in scales:
+            if a.shape != self.scales[0].shape or a.dtype != np.float32 or not np.all(np.isfinite(a)) or np.any(a < 0):
+                raise CheckpointError(f"checkpoint {os.fspath(path)!r}: damaged block scales")
         self.regret, self.ssum = arrays["regret"], arrays["ssum"]
+        self.scales = scales
         self.iteration = iteration
 
     def average_strategy(self) -> np.ndarray:

@@ -259,7 +259,11 @@ class SubgameSolver:
                 raise SolverError("warm_start has negative or non-finite entries")
             # The first iteration plays the warm start: regret matching of tiny regrets proportional to it (the
             # first update outweighs them by far; DCFR's first discount removes them).
-            s.regret[:] = warm_start * _WARM_SCALE
+            if s.compressed:
+                s.regret[:] = np.rint(warm_start * K.R16).astype(np.int16)
+                s.scales[0][:] = _WARM_SCALE
+            else:
+                s.regret[:] = warm_start * _WARM_SCALE
             self._base = np.asarray(warm_start, dtype=np.float64).copy()
         else:
             self._base = s.current_strategy()
@@ -339,10 +343,10 @@ class SubgameSolver:
             r = (reach[0], reach[1])
             lv = leaf_values_for(lay, us, r, s.regret, root)
             passes.run_pass(tree, lay.bundle, self._persp[us], us, root, r[us], r[opp], K.MODE_CFR, s.regret,
-                            s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[us])
+                            s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[us], s.scales)
             lv = leaf_values_for(lay, opp, r, s.regret, root)
             v = passes.run_pass(tree, lay.bundle, self._persp[opp], opp, root, r[opp], r[us], K.MODE_CFR, s.regret,
-                                s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[opp]).copy()
+                                s.regret, s.ssum, opts, lv, _EMPTY, lay.max_choices[opp], s.scales).copy()
             self.last_root_values = v
             self._update_gadget(v, dpos, dneg, clip)
             self.iteration = t

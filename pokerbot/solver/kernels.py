@@ -89,13 +89,76 @@ def node_strategy(src, off, nc, nh, out):
             row[h] = x if t > z else u
 
 
+#: The 16-bit codes of compressed storage: regrets as int16 in [-R16, R16], sums as uint16 in [0, S16].
+R16 = 32767.0
+S16 = 65535.0
+
+
 @njit(cache=True, fastmath=True)
-def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_out):
+def _block_max(rows, nc, nt, absolute):
+    """The largest entry (``absolute``: magnitude) of ``rows[:nc, :nt]``."""
+    dt = rows.dtype.type
+    top = dt(0.0)
+    for a in range(nc):
+        row = rows[a]
+        for h in range(nt):
+            x = row[h]
+            if absolute:
+                x = x if x > dt(0.0) else -x
+            top = x if x > top else top
+    return top
+
+
+@njit(cache=True, fastmath=True)
+def _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos, dneg, sdisc, clip):
+    """The CFR update of one block in compressed storage (postflop-solver's scheme): ``regret`` int16 and
+    ``ssum`` uint16 codes, each block's largest magnitude in ``scales[0][si]`` / ``scales[1][si]``; the block
+    is decoded, updated in the pass's precision (``vals`` holds the regret increments, ``sb`` the current
+    strategy; both are overwritten) and encoded again with its new scale, rounding to nearest."""
+    rscale, sscale = scales
+    dt = vals.dtype.type
+    z = dt(0.0)
+    # Simple loops (decode and update; the largest entry; encode): each vectorises on its own.
+    dec = dt(rscale[si]) / dt(R16)
+    for a in range(nc):
+        va = vals[a]
+        base = off + a * nt
+        for h in range(nt):
+            r = dt(regret[base + h]) * dec
+            r = r * (dpos if r > z else dneg) + va[h]
+            va[h] = (r if r > z else z) if clip else r
+    top = _block_max(vals, nc, nt, True)
+    enc = dt(R16) / top if top > z else z
+    for a in range(nc):
+        va = vals[a]
+        base = off + a * nt
+        for h in range(nt):
+            regret[base + h] = np.int16(np.rint(va[h] * enc))
+    rscale[si] = top
+    dec = dt(sscale[si]) / dt(S16) * sdisc
+    for a in range(nc):
+        sa = sb[a]
+        base = off + a * nt
+        for h in range(nt):
+            sa[h] = dt(ssum[base + h]) * dec + rt[h] * sa[h]
+    top = _block_max(sb, nc, nt, False)
+    enc = dt(S16) / top if top > z else z
+    for a in range(nc):
+        sa = sb[a]
+        base = off + a * nt
+        for h in range(nt):
+            ssum[base + h] = np.uint16(np.rint(sa[h] * enc))
+    sscale[si] = top
+
+
+@njit(cache=True, fastmath=True)
+def _finish_choice(mode, off, si, nc, nt, vals, sb, out, rt, regret, ssum, scales, opts, br_out):
     """Value of a choice of the traverser (a decision node or a leaf's continuation choice).
 
     ``vals`` (>= nc, nt) holds the value of each option and ``sb`` the traverser's
     current strategy there; ``out`` receives the node's value; in MODE_CFR the regrets
-    and strategy sums at ``off`` are updated.
+    and strategy sums at ``off`` are updated (in compressed storage, where ``scales`` are
+    not empty, through :func:`_update_compressed` with the block's scale index ``si``).
     """
     dt = out.dtype.type
     z = dt(0.0)
@@ -127,6 +190,13 @@ def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_
             out[h] += sa[h] * va[h]
     if mode != MODE_CFR:
         return
+    if scales[0].shape[0] > 0:
+        for a in range(nc):
+            va = vals[a]
+            for h in range(nt):
+                va[h] -= out[h]
+        _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos, dneg, sdisc, clip)
+        return
     # Simple loops over few arrays each: LLVM vectorises them (one loop over six arrays it does not).
     for a in range(nc):
         va = vals[a]
@@ -149,7 +219,7 @@ def _finish_choice(mode, off, nc, nt, vals, sb, out, rt, regret, ssum, opts, br_
 
 
 @njit(cache=True, fastmath=True)
-def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx):
+def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, scales, opts, LV, br_out, W, FV, fidx):
     """Counterfactual values (per traverser hand) at node ``root``; see the module docstring.
 
     Bundles (tuples of arrays, built by :mod:`pokerbot.solver.best_response`):
@@ -163,6 +233,9 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
       hands that miss each board (1/0 in the pass's precision), and the suit isomorphism of chance
       nodes (a child stands for ``iso_count`` more deals, valued as its own values with the hands
       permuted by ``t_perm[iso_g[e]]``);
+    * ``scales`` ``(regret scales, sum scales)``: empty for float storage; for compressed storage
+      (``regret`` int16, ``ssum`` uint16 codes) one scale per block, decision node ``n`` at ``n`` and
+      player ``p``'s choice at leaf ``l`` at ``num_nodes + 2 l + p`` (see :func:`_update_compressed`);
     * ``opts`` the update: ``(d_pos, d_neg, d_avg, clip)``;
     * ``W`` work buffers (:func:`work_buffers`): ``RT``/``RO``/``OUT`` (depth+1, H),
       ``VALS`` (depth+1, max options, H_t), ``SB`` (depth+1, max options + 1, max H),
@@ -226,7 +299,8 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
                     for h in range(nt):
                         VALS[d, k, h] = LV[li, k, h]
                 node_strategy(src, off, nk, nt, SB[d])
-                _finish_choice(mode, off, nk, nt, VALS[d], SB[d], out, RT[IT[d]], regret, ssum, opts, br_out)
+                _finish_choice(mode, off, kind.shape[0] + 2 * li + trav, nk, nt, VALS[d], SB[d], out, RT[IT[d]], regret,
+                               ssum, scales, opts, br_out)
                 d -= 1
                 continue
             for h in range(nt):
@@ -313,7 +387,7 @@ def traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, 
             for h in range(nt):
                 out[h] *= w
         elif player[n] == trav:
-            _finish_choice(mode, slot[n], nc, nt, VALS[d], SB[d], out, rt, regret, ssum, opts, br_out)
+            _finish_choice(mode, slot[n], n, nc, nt, VALS[d], SB[d], out, rt, regret, ssum, scales, opts, br_out)
         d -= 1
     return OUT[0]
 
@@ -382,7 +456,7 @@ def frontier_reach(p, root, reach, T, valid, src, fidx, out, stack_node, R, S):
 
 
 @njit(cache=True, parallel=True)
-def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx,
+def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, scales, opts, LV, br_out, W, FV, fidx,
                   task_node, thread_tasks, RF, scratch):
     """:func:`traverse` from ``root`` with the subtrees below a frontier solved in parallel.
 
@@ -422,11 +496,11 @@ def frontier_pass(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, o
                 for h in range(nt):
                     fv[h] = 0.0
                 continue
-            v = traverse(trav, task_node[k], RF0[k], ro, mode, T, P, src, regret, ssum, opts, LV, br_out, Wi,
+            v = traverse(trav, task_node[k], RF0[k], ro, mode, T, P, src, regret, ssum, scales, opts, LV, br_out, Wi,
                          FV, fidx)
             for h in range(nt):
                 fv[h] = v[h]
-    return traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, opts, LV, br_out, W, FV, fidx)
+    return traverse(trav, root, reach_t, reach_o, mode, T, P, src, regret, ssum, scales, opts, LV, br_out, W, FV, fidx)
 
 
 @njit(cache=True)
@@ -592,7 +666,7 @@ def iteration_factors(t, alg, alpha, beta, gamma, reset=False):
 
 
 @njit(cache=True)
-def run_iterations(t_start, count, alg, alpha, beta, gamma, reset, reach0, reach1, T, P0, P1, regret, ssum, W0, W1,
+def run_iterations(t_start, count, alg, alpha, beta, gamma, reset, reach0, reach1, T, P0, P1, regret, ssum, scales, W0, W1,
                    FV, fidx):
     """Iterations ``t_start + 1 .. t_start + count`` of a CFR-family algorithm with alternating
     updates, in place, one thread (trees without leaves). ``P0``/``P1`` are the hand bundles
@@ -603,5 +677,5 @@ def run_iterations(t_start, count, alg, alpha, beta, gamma, reset, reach0, reach
         t = t_start + it + 1
         dpos, dneg, davg, clip = iteration_factors(float(t), alg, alpha, beta, gamma, reset)
         opts = (dpos, dneg, davg, clip)
-        traverse(0, 0, reach0, reach1, MODE_CFR, T, P0, regret, regret, ssum, opts, no_leaves, no_br, W0, FV, fidx)
-        traverse(1, 0, reach1, reach0, MODE_CFR, T, P1, regret, regret, ssum, opts, no_leaves, no_br, W1, FV, fidx)
+        traverse(0, 0, reach0, reach1, MODE_CFR, T, P0, regret, regret, ssum, scales, opts, no_leaves, no_br, W0, FV, fidx)
+        traverse(1, 0, reach1, reach0, MODE_CFR, T, P1, regret, regret, ssum, scales, opts, no_leaves, no_br, W1, FV, fidx)

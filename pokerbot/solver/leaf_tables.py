@@ -41,7 +41,7 @@ from pokerbot.npz import write_npy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _NO_LEAVES, _perspective, _work
 from pokerbot.solver.leaves import LeafEvaluator, check_choices, leaf_layout
-from pokerbot.solver.passes import no_frontier
+from pokerbot.solver.passes import NO_SCALES, no_frontier
 from pokerbot.solver.tree import CHANCE, PublicTree, SolverError
 
 _NO_FV = np.zeros((0, 1))
@@ -157,7 +157,7 @@ def pair_table(full_tree: PublicTree, node: int, strat: np.ndarray) -> np.ndarra
         unit[:] = 0.0
         unit[j] = 1.0
         out[:, j] = K.traverse(0, node, ones, unit, K.MODE_EVAL, layout.bundle, persp, strat, _EMPTY, _EMPTY,
-                               _EVAL_OPTS, _NO_LEAVES, _EMPTY, work, _NO_FV, no_frontier(full_tree))
+                               NO_SCALES, _EVAL_OPTS, _NO_LEAVES, _EMPTY, work, _NO_FV, no_frontier(full_tree))
     return out
 
 

@@ -32,6 +32,9 @@ from numba import njit
 from pokerbot.solver import kernels as K
 from pokerbot.solver.tree import PublicTree
 
+#: The ``scales`` of float storage (none; see :func:`pokerbot.solver.kernels.traverse`).
+NO_SCALES = (np.zeros(0, np.float32), np.zeros(0, np.float32))
+
 #: Below this many hand-node visits a pass runs on one thread (task set-up would cost more than it saves).
 PARALLEL_MIN_WORK = 200_000
 
@@ -150,6 +153,11 @@ def work(tree: PublicTree, trav: int, max_choices: int = 1, dtype: type | np.dty
     return cache[key]
 
 
+def pass_dtype(src: np.ndarray) -> np.dtype:
+    """The precision a pass computes in: its strategy source's, float32 for compressed (integer) codes."""
+    return np.dtype(np.float32) if src.dtype.kind in "iu" else src.dtype
+
+
 def _no_fv(dtype: np.dtype) -> np.ndarray:
     return np.zeros((0, 1), dtype)
 
@@ -164,19 +172,21 @@ def no_frontier(tree: PublicTree) -> np.ndarray:
 def run_pass(
     tree: PublicTree, bundle: tuple, persp: tuple, trav: int, root: int, reach_t: np.ndarray, reach_o: np.ndarray,
     mode: int, src: np.ndarray, regret: np.ndarray, ssum: np.ndarray, opts: tuple, lv: np.ndarray,
-    br_out: np.ndarray, max_choices: int = 1,
+    br_out: np.ndarray, max_choices: int = 1, scales: tuple[np.ndarray, np.ndarray] | None = None,
 ) -> np.ndarray:
     """One pass of ``trav`` below ``root`` (see :func:`~pokerbot.solver.kernels.traverse` for the
-    arguments), on every worker where the plan splits it. Returns the root values (a work buffer row:
+    arguments; ``scales`` only for compressed storage), on every worker where the plan splits it. Returns the root values (a work buffer row:
     copy it before the next pass)."""
     plan = pass_plan(tree, root, trav)
-    dt = src.dtype
+    dt = pass_dtype(src)
+    if scales is None:
+        scales = NO_SCALES
     # One dtype for every vector of a pass: each distinct combination of argument types is one more
     # compilation of the kernels (tens of seconds each on a fresh install).
     reach_t = np.ascontiguousarray(reach_t, dtype=dt)
     reach_o = np.ascontiguousarray(reach_o, dtype=dt)
     if not plan.parallel:
-        return K.traverse(trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, opts, lv, br_out,
+        return K.traverse(trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, scales, opts, lv, br_out,
                           work(tree, trav, max_choices, dt), _no_fv(dt), no_frontier(tree))
     nh = max(tree.num_hands)
     nt, no = tree.num_hands[trav], tree.num_hands[1 - trav]
@@ -187,6 +197,6 @@ def run_pass(
     scratch = (np.zeros(stack, dtype=np.int64), np.zeros((stack, nh), dt),
                np.zeros((max_actions(tree, max_choices) + 1, nh), dt))
     return K.frontier_pass(
-        trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, opts, lv, br_out,
+        trav, root, reach_t, reach_o, mode, bundle, persp, src, regret, ssum, scales, opts, lv, br_out,
         work(tree, trav, max_choices, dt), fv, plan.fidx, plan.task_node, plan.thread_tasks, rf, scratch,
     )

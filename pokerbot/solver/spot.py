@@ -65,7 +65,7 @@ from pokerbot.gamedef import GameDef, load_game
 from pokerbot.ranges import HANDS, RangeError, parse_range
 from pokerbot.solver import kernels as K
 from pokerbot.solver import payoffs
-from pokerbot.solver.cfr import Solver
+from pokerbot.solver.cfr import COMPRESSED, Solver
 from pokerbot.solver.navigate import node_state
 from pokerbot.solver.tree import PublicTree, build_tree
 from pokerbot.state import CALL, FOLD, Action, State, raise_to
@@ -352,7 +352,8 @@ class Spot:
         dtype: type | np.dtype | str = np.float32,
     ) -> SpotSolution:
         """Solve with DCFR until the exploitability is at most ``target`` percent of the pot (checked every
-        ``check_every`` iterations) or ``iterations`` have run. ``threads`` sets numba's thread count
+        ``check_every`` iterations) or ``iterations`` have run. ``dtype``: the solver's storage (float32, or
+        ``"compressed"``: 16-bit codes, half the memory). ``threads`` sets numba's thread count
         (default: all); ``locks`` maps node paths (see :meth:`SpotSolution.node_path`) to strategies
         (``"x:0.5,b50:0.5"``); ``max_memory`` (bytes, default 80% of available memory) refuses a tree that
         would not fit, before solving."""
@@ -369,7 +370,8 @@ class Spot:
         tree = self.tree()
         hands = (self.hands(0), self.hands(1))
         ranges = (self.weights[0][hands[0]], self.weights[1][hands[1]])
-        need = tree.memory_bytes(2, np.dtype(dtype).itemsize)
+        compressed = isinstance(dtype, str) and dtype == COMPRESSED
+        need = tree.memory_bytes(2, 2 if compressed else np.dtype(dtype).itemsize)
         limit = max_memory if max_memory is not None else int(0.8 * _available_memory())
         if need > limit:
             raise SpotError(f"the spot's tree needs about {need / 2**20:,.0f} MiB ({tree.num_nodes:,} nodes, "
@@ -635,7 +637,7 @@ class SpotSolution:
             },
             "solve": {
                 "iterations": self.solver.iteration, "exploitability_pct": self.exploitability_pct,
-                "seconds": round(self.seconds, 3), "dtype": self.solver.dtype.name, "history": self.history,
+                "seconds": round(self.seconds, 3), "dtype": COMPRESSED if self.solver.compressed else self.solver.dtype.name, "history": self.history,
             },
             "players": ["OOP", "IP"],
             "hands": [[format_cards(HANDS[i]) for i in self.hands[p]] for p in range(2)],
