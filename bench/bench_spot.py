@@ -3,11 +3,12 @@
 ``python -m bench spot`` prints, for each spot, our solve (DCFR, float32 storage) on 1 and 2
 threads and each peer's on 1 and 2 threads: iterations, wall and CPU seconds, the
 exploitability reached (percent of the pot) and peak memory; then the real-time agent's turn
-tree to the end (200 DCFR iterations, the hunl-tiny menu, 1,326 hands) on 1 and 2 threads with
-the old engine's memory (three float64 arrays) beside the new (two float32 arrays).
+tree to the end (200 DCFR iterations, the hunl-tiny menu, 1,326 hands) on 1 and 2 threads, and in
+compressed storage on 2, with the old engine's memory (three float64 arrays) beside the new.
 
 Spots (``SPOTS=river,turn,flop`` picks; default river,turn,agent; ``THREADS=2`` runs only the
-2-thread races, default 1,2):
+2-thread races, default 1,2; ``DTYPE=compressed`` solves ours in 16-bit storage; ``PEERS=`` picks the
+peers, default ``texassolver,postflop``, empty for ours alone):
 
 * ``river``: Ks9h4c7d2s, pot 1,200, 19,400 behind, full ranges, 50% and 100% bets and raises,
   a bet plus three raises, no automatic all-in; to 0.1% of the pot;
@@ -49,6 +50,9 @@ TS_IP = ("QQ:0.5,JJ:0.75,TT,99,88,77,66,55,44,33,22,AKo:0.25,AQs,AQo:0.75,AJs,AJ
          "A5s,A4s,A3s,A2s,KQ,KJ,KTs,KTo:0.5,K9s,K8s,K7s,K6s,K5s,K4s:0.5,K3s:0.5,K2s:0.5,QJ,QTs,Q9s,Q8s,Q7s,JTs,"
          "JTo:0.5,J9s,J8s,T9s,T8s,T7s,98s,97s,96s,87s,86s,76s,75s,65s,64s,54s,53s,43s")
 
+#: Our storage in the spot races (``DTYPE=compressed`` for 16-bit codes).
+DTYPE = os.environ.get("DTYPE", "float32")
+
 SPOTS = {
     "river": dict(board="Ks9h4c7d2s", pot=1200, stack=19400, oop=FULL, ip=FULL, bets="50%,100%",
                   raises="50%,100%", target=0.1),
@@ -69,12 +73,12 @@ def ours(name: str, threads: int) -> None:
     target = s.pop("target")
     spot = Spot(**s, max_raises=3)
     tree = spot.tree()
-    spot.solve(target=50.0, iterations=1, threads=threads, progress=False)  # compile outside the timing
+    spot.solve(target=50.0, iterations=1, threads=threads, progress=False, dtype=DTYPE)  # compile outside the timing
     w, c = time.perf_counter(), time.process_time()
-    sol = spot.solve(target=target, iterations=3000, threads=threads, progress=False)
+    sol = spot.solve(target=target, iterations=3000, threads=threads, progress=False, dtype=DTYPE)
     wall, cpu = time.perf_counter() - w, time.process_time() - c
     dec = int(np.count_nonzero(tree.kind == DECISION))
-    print(f"{name:13s} pokerbot    {threads} thr: {sol.solver.iteration:5d} it {wall:8.2f} s wall {cpu:8.2f} s cpu; "
+    print(f"{name:13s} pokerbot    {threads} thr{' compressed' if DTYPE == 'compressed' else ''}: {sol.solver.iteration:5d} it {wall:8.2f} s wall {cpu:8.2f} s cpu; "
           f"{sol.exploitability_pct:.3f}% pot; EV OOP {sol.ev[0] + sol.pot / 2:.4f}; {dec} decisions, "
           f"{len(spot.hands(0))}/{len(spot.hands(1))} hands; arrays {sol.solver.memory_bytes() / 2**20:,.0f} MiB, "
           f"peak RSS {_rss_mb():,.0f} MiB", flush=True)
@@ -142,7 +146,7 @@ def _run_peer(argv: list[str], cwd: str | None = None, env: dict[str, str] | Non
 
 def postflop(name: str, threads: int) -> None:
     binary = os.environ.get("POSTFLOP_SPOT")
-    if name not in ("river", "turn"):
+    if name not in ("river", "turn", "flop"):
         return
     if not binary or not Path(binary).is_file():
         print(f"{name:13s} postflop-solver: skipped (set POSTFLOP_SPOT to its spot example built with cargo --release)")
@@ -156,7 +160,8 @@ def postflop(name: str, threads: int) -> None:
         print(f"{name:13s} postflop-solver {threads} thr: no result (exit {code}): {out[-300:]!r}")
         return
     print(f"{name:13s} postflop    {threads} thr: {int(m[1]):5d} it {float(m[2]):8.2f} s wall {float(m[3]):8.2f} s cpu; "
-          f"{float(m[4]):.3f}% pot; EV OOP {float(ev[1]) + 600 if ev else float('nan'):.4f}; peak RSS {rss:,.0f} MiB",
+          f"{float(m[4]):.3f}% pot; EV OOP {float(ev[1]) + SPOTS[name]['pot'] / 2 if ev else float('nan'):.4f}; "
+          f"peak RSS {rss:,.0f} MiB",
           flush=True)
 
 
@@ -174,9 +179,9 @@ def agent_turn(iterations: int = 200) -> None:
     uni = hand_list(game)
     tree = build_tree(game, PotFractionMenu.tiny(), root, hands=(uni, uni))
     old_mb = tree.memory_bytes(3, 8) / 2**20
-    for threads in (1, 2):
+    for threads, dtype in ((1, "float32"), (2, "float32"), (2, "compressed")):
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
-        s = Solver(tree, "dcfr", dtype=np.float32)
+        s = Solver(tree, "dcfr", dtype=dtype)
         s.iterate(1)
         w, c = time.perf_counter(), time.process_time()
         s.iterate(iterations)
@@ -184,7 +189,7 @@ def agent_turn(iterations: int = 200) -> None:
         w2 = time.perf_counter()
         e = s.exploitability()
         check = time.perf_counter() - w2
-        print(f"agent turn    pokerbot    {threads} thr: {tree.num_nodes:,} nodes, {tree.num_hands[0]:,} hands: "
+        print(f"agent turn    pokerbot    {threads} thr {dtype}: {tree.num_nodes:,} nodes, {tree.num_hands[0]:,} hands: "
               f"{iterations} DCFR it {wall:6.2f} s wall {cpu:6.2f} s cpu; exploitability check {check:.2f} s "
               f"({100 * e / 1000 * game.big_blind / root.pot:.3f}% pot); arrays {s.memory_bytes() / 2**20:,.0f} MiB "
               f"(three float64 arrays: {old_mb:,.0f} MiB); goal <= 3 s on 2 threads", flush=True)
@@ -199,8 +204,11 @@ def main() -> None:
             continue
         for threads in [int(t) for t in os.environ.get("THREADS", "1,2").split(",")]:
             ours(name, threads)
-            texassolver(name, threads)
-            postflop(name, threads)
+            peers = os.environ.get("PEERS", "texassolver,postflop").split(",")
+            if "texassolver" in peers:
+                texassolver(name, threads)
+            if "postflop" in peers:
+                postflop(name, threads)
 
 
 if __name__ == "__main__":
