@@ -110,6 +110,16 @@ def _block_max(rows, nc, nt, absolute):
 
 
 @njit(cache=True, fastmath=True)
+def _encode(rows, nc, nt, codes, off, enc):
+    """``codes[off + a * nt + h]`` = ``rows[a, h] x enc`` rounded to nearest, in the codes' integer type."""
+    for a in range(nc):
+        row = rows[a]
+        base = off + a * nt
+        for h in range(nt):
+            codes[base + h] = codes.dtype.type(np.rint(row[h] * enc))
+
+
+@njit(cache=True, fastmath=True)
 def _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos, dneg, sdisc, clip):
     """The CFR update of one block in compressed storage (postflop-solver's scheme): ``regret`` int16 and
     ``ssum`` uint16 codes, each block's largest magnitude in ``scales[0][si]`` / ``scales[1][si]``; the block
@@ -128,12 +138,7 @@ def _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos
             r = r * (dpos if r > z else dneg) + va[h]
             va[h] = (r if r > z else z) if clip else r
     top = _block_max(vals, nc, nt, True)
-    enc = dt(R16) / top if top > z else z
-    for a in range(nc):
-        va = vals[a]
-        base = off + a * nt
-        for h in range(nt):
-            regret[base + h] = np.int16(np.rint(va[h] * enc))
+    _encode(vals, nc, nt, regret, off, dt(R16) / top if top > z else z)
     rscale[si] = top
     dec = dt(sscale[si]) / dt(S16) * sdisc
     for a in range(nc):
@@ -142,12 +147,7 @@ def _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos
         for h in range(nt):
             sa[h] = dt(ssum[base + h]) * dec + rt[h] * sa[h]
     top = _block_max(sb, nc, nt, False)
-    enc = dt(S16) / top if top > z else z
-    for a in range(nc):
-        sa = sb[a]
-        base = off + a * nt
-        for h in range(nt):
-            ssum[base + h] = np.uint16(np.rint(sa[h] * enc))
+    _encode(sb, nc, nt, ssum, off, dt(S16) / top if top > z else z)
     sscale[si] = top
 
 
@@ -190,18 +190,17 @@ def _finish_choice(mode, off, si, nc, nt, vals, sb, out, rt, regret, ssum, scale
             out[h] += sa[h] * va[h]
     if mode != MODE_CFR:
         return
+    # The regret increments v(a) - v, in place of the option values.
+    for a in range(nc):
+        va = vals[a]
+        for h in range(nt):
+            va[h] -= out[h]
     if scales[0].shape[0] > 0:
-        for a in range(nc):
-            va = vals[a]
-            for h in range(nt):
-                va[h] -= out[h]
         _update_compressed(off, si, nc, nt, vals, sb, rt, regret, ssum, scales, dpos, dneg, sdisc, clip)
         return
     # Simple loops over few arrays each: LLVM vectorises them (one loop over six arrays it does not).
     for a in range(nc):
         va = vals[a]
-        for h in range(nt):
-            va[h] -= out[h]
         reg = regret[off + a * nt : off + (a + 1) * nt]
         if clip:
             for h in range(nt):
