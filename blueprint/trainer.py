@@ -17,7 +17,6 @@ iterations.
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
 from collections.abc import Callable
@@ -36,6 +35,7 @@ from blueprint.storage import blueprint_dir, check_identity, load_arrays, save_a
 from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import load_game
 from pokerbot.infoset import Policy
+from pokerbot.interrupts import held, on_stop
 
 #: A callable giving the exploitability (mbb/g) of a policy, shown on the progress bar.
 EvaluateFn = Callable[[Policy], float]
@@ -223,14 +223,6 @@ class Trainer:
             self.load_checkpoint()
         cfg = self.config
         stop = threading.Event()
-        old_handler = None
-        if threading.current_thread() is threading.main_thread():
-            def _on_sigint(signum: int, frame: Any) -> None:
-                if stop.is_set():
-                    raise KeyboardInterrupt
-                stop.set()
-
-            old_handler = signal.signal(signal.SIGINT, _on_sigint)
         bar = None
         if progress:
             from tqdm import tqdm
@@ -243,34 +235,35 @@ class Trainer:
         curve: list[tuple[int, float]] = []
         t0 = time.perf_counter()
         try:
-            while self.iteration < total and not stop.is_set():
-                if stop_after is not None and self.iteration - start_iter >= stop_after:
-                    break
-                n = min(cfg.chunk, total - self.iteration)
-                if stop_after is not None:
-                    n = min(n, start_iter + stop_after - self.iteration)
-                done = self._advance(n)
-                if bar is not None:
-                    bar.update(min(done, total - bar.n))
-                if evaluate is not None and cfg.eval_every and self.iteration - last_eval >= cfg.eval_every:
-                    last_eval = self.iteration
-                    value = float(evaluate(self.policy()))
-                    curve.append((self.iteration, value))
+            with on_stop(lambda signum: stop.set()):  # Ctrl-C, SIGTERM, SIGHUP: finish the chunk, then save
+                while self.iteration < total and not stop.is_set():
+                    if stop_after is not None and self.iteration - start_iter >= stop_after:
+                        break
+                    n = min(cfg.chunk, total - self.iteration)
+                    if stop_after is not None:
+                        n = min(n, start_iter + stop_after - self.iteration)
+                    done = self._advance(n)
                     if bar is not None:
-                        bar.set_postfix(expl=f"{value:.1f} mbb/g")
-                if self.directory is not None and self.iteration - last_ckpt >= cfg.checkpoint_every:
-                    self.save_checkpoint()
-                    last_ckpt = self.iteration
+                        bar.update(min(done, total - bar.n))
+                    if evaluate is not None and cfg.eval_every and self.iteration - last_eval >= cfg.eval_every:
+                        last_eval = self.iteration
+                        value = float(evaluate(self.policy()))
+                        curve.append((self.iteration, value))
+                        if bar is not None:
+                            bar.set_postfix(expl=f"{value:.1f} mbb/g")
+                    if self.directory is not None and self.iteration - last_ckpt >= cfg.checkpoint_every:
+                        with held():
+                            self.save_checkpoint()
+                        last_ckpt = self.iteration
         finally:
-            if old_handler is not None:
-                signal.signal(signal.SIGINT, old_handler)
             if bar is not None:
                 bar.close()
         seconds = time.perf_counter() - t0
-        if self.directory is not None and self.iteration != last_ckpt:
-            self.save_checkpoint()
-        if self.directory is not None:
-            self.save_blueprint()
+        with held():  # the last checkpoint and the blueprint are written whole, whatever arrives now
+            if self.directory is not None and self.iteration != last_ckpt:
+                self.save_checkpoint()
+            if self.directory is not None:
+                self.save_blueprint()
         if evaluate is not None and (not curve or curve[-1][0] != self.iteration):
             curve.append((self.iteration, float(evaluate(self.policy()))))
         return TrainResult(self.iteration - start_iter, seconds, stop.is_set(), curve)

@@ -24,12 +24,10 @@ from __future__ import annotations
 import io
 import math
 import os
-import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
@@ -39,6 +37,7 @@ from evaluation.stats import WinRate, win_rate
 from pokerbot.agent import Agent, legal_or_call
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
+from pokerbot.interrupts import held
 from pokerbot.matchstate import MatchState
 from pokerbot.protocol.deal import AcpcDeck
 from pokerbot.protocol.dealer import (
@@ -236,21 +235,6 @@ def play_match(
                        t_response_ms, on_hand, coalesce, one_cpu, on_state, first_hand)
 
 
-@contextmanager
-def held_interrupts(hold: bool = True) -> Iterator[None]:
-    """Hold SIGINT and SIGTERM until the block ends (main thread, POSIX), so that a few statements that must
-    happen together (a hand's log line and the count of finished hands) are not split by Ctrl-C; the signal is
-    delivered as the block ends."""
-    if not hold or threading.current_thread() is not threading.main_thread() or not hasattr(signal, "pthread_sigmask"):
-        yield
-        return
-    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT, signal.SIGTERM})
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, old)
-
-
 def _play_local(agent_a: Agent, agent_b: Agent, game: GameDef, hands: int, seed: int, duplicate: bool,
                 log_path: str | os.PathLike[str] | None, progress: bool, match_name: str, names: tuple[str, str],
                 t_response_ms: int, on_hand: Callable[[int, float], None] | None, coalesce: bool, one_cpu: bool,
@@ -295,7 +279,7 @@ def _play_local(agent_a: Agent, agent_b: Agent, game: GameDef, hands: int, seed:
                 state = state.apply(action)
             values = state.payoffs()
             chips[i] = values[seat_to_player(2, p0, 0)]
-            with held_interrupts(log_path is not None):  # a logged hand is a finished hand, even under Ctrl-C
+            with held(log_path is not None):  # a logged hand is a finished hand, even under Ctrl-C
                 log.hand(state, values, [names[player_to_seat(2, p0, p)] for p in range(2)])
                 done = i + 1
             for seat in range(2):

@@ -13,7 +13,8 @@ A new command is a new module there; nothing else changes.
 
 One error path: whatever goes wrong reaches the user as one line on stderr,
 ``pokerbot <command>: error: ...``, with exit status 1 (2 for usage errors, as
-argparse does; 130 after Ctrl-C). A :class:`~pokerbot.errors.PokerbotError` or an
+argparse does; 128 + the signal after a stop signal: 130 after Ctrl-C, 143 after
+SIGTERM, 129 after SIGHUP, see :mod:`pokerbot.interrupts`). A :class:`~pokerbot.errors.PokerbotError` or an
 ``OSError`` is bad input and says what was wrong; anything else is a bug in
 pokerbot and says so. ``--debug`` (or ``POKERBOT_DEBUG=1``) shows the traceback.
 
@@ -33,7 +34,7 @@ import traceback
 from collections.abc import Iterator, Sequence
 from types import ModuleType
 
-from pokerbot import __version__, commands
+from pokerbot import __version__, commands, interrupts
 from pokerbot.errors import PokerbotError
 
 #: Set to a non-empty value other than ``0`` to see tracebacks (as ``--debug`` does).
@@ -139,16 +140,28 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _refuse_swallowed_values(args)
+    interrupts.reset()
     try:
-        return int(args._run(args) or 0)
-    except KeyboardInterrupt:
-        print(f"pokerbot {args.command}: interrupted", file=sys.stderr)
-        return 130
+        with interrupts.stop_signals_raise():
+            status = int(args._run(args) or 0)
+    except KeyboardInterrupt as exc:
+        signum = interrupts.signum_of(exc)
+        print(f"pokerbot {args.command}: interrupted{_signal_name(signum)}", file=sys.stderr)
+        return interrupts.exit_status(signum)
     except Exception as exc:  # the one error path: every failure becomes one line
         if _debug_wanted(args):
             traceback.print_exc()
         print(f"pokerbot {args.command}: error: {error_message(exc)}", file=sys.stderr)
         return 1
+    stopped = interrupts.received()  # the command stopped gracefully on a signal and saved its work
+    return interrupts.exit_status(stopped) if stopped is not None and status == 0 else status
+
+
+def _signal_name(signum: int) -> str:
+    """`` (SIGTERM)`` for a signal other than Ctrl-C's, which needs no name."""
+    import signal
+
+    return "" if signum == signal.SIGINT else f" ({signal.Signals(signum).name})"
 
 
 if __name__ == "__main__":

@@ -114,20 +114,11 @@ def run(args: argparse.Namespace) -> int:
         pass
 
     def save_checkpoint() -> None:
-        """Save with Ctrl-C held back until the file is whole (an interrupted zip write is an error).
+        """Save with stop signals held back until the file is whole (an interrupted zip write is an error)."""
+        from pokerbot.interrupts import held
 
-        A Python-level handler, not a signal mask: the mask is per thread, and numba's threads take the signal.
-        """
-        import signal
-
-        pending: list[int] = []
-        previous = signal.signal(signal.SIGINT, lambda signum, frame: pending.append(signum))
-        try:
+        with held():
             solver.save_checkpoint(args.checkpoint)
-        finally:
-            signal.signal(signal.SIGINT, previous)
-        if pending:
-            raise KeyboardInterrupt
 
     def report(it: int, mbb: float) -> None:
         print(f"iteration {it}: exploitability {mbb:.6g} mbb/g", flush=True)

@@ -218,24 +218,15 @@ class TrainResult:
 
 
 def _stop_on_sigterm() -> Callable[[], None]:
-    """Treat SIGTERM (and SIGINT, which a background job may have ignored) like Ctrl-C while training,
-    so that a stopped run checkpoints; returns the function that restores the previous handlers."""
-    import signal
-    import threading
+    """Treat SIGTERM and SIGHUP like Ctrl-C while training (:mod:`pokerbot.interrupts`), so that a stopped
+    run checkpoints; returns the function that restores the previous handlers."""
+    from contextlib import ExitStack
 
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
+    from pokerbot.interrupts import stop_signals_raise
 
-    def stop(signum: int, frame: object) -> None:
-        raise KeyboardInterrupt
-
-    old = {sig: signal.signal(sig, stop) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-    def restore() -> None:
-        for sig, handler in old.items():
-            signal.signal(sig, handler)
-
-    return restore
+    stack = ExitStack()
+    stack.enter_context(stop_signals_raise())
+    return stack.close
 
 
 class Trainer:
@@ -405,13 +396,18 @@ class Trainer:
         except KeyboardInterrupt:
             interrupted = True
         finally:
-            bar.close()
-            actors.close()
-            self.save()
-            if not (self.directory / "nets" / f"step-{self.step:07d}.pt").exists():
-                self.snapshot()
-            self.write_curve()
-            restore()
+            from pokerbot.interrupts import held
+
+            try:
+                bar.close()
+                actors.close()
+                with held():  # the checkpoint, snapshot and curve are written whole, whatever arrives now
+                    self.save()
+                    if not (self.directory / "nets" / f"step-{self.step:07d}.pt").exists():
+                        self.snapshot()
+                    self.write_curve()
+            finally:
+                restore()
         return TrainResult(self.step - steps0, self.examples_seen - ex0, self.units - units0,
                            time.perf_counter() - start, interrupted, list(self.curve))
 
