@@ -16,8 +16,11 @@ classes (weights = multiplicities):
 Within every round, bucket numbers increase with the bucket's mean EHS.
 
 Tables live under ``$POKERBOT_HOME/abstraction/<preset>-<config hash>/`` with a
-``manifest.json`` naming the config that built them; they are memory-mapped
-when loaded and rebuilt only when the config changes. A stopped build resumes:
+``manifest.json`` naming the config that built them and each table's SHA-256;
+they are memory-mapped when loaded and rebuilt only when the config changes.
+Loading checks every table's shape, its checksum and that every bucket it holds
+is within its round's count (kernels index arrays by these values unchecked):
+about 0.2 s for the tiny preset's 140 MB. A stopped build resumes:
 each finished stage is saved (atomically) and reused.
 
 Presets (see :data:`PRESETS`):
@@ -45,7 +48,7 @@ import numpy as np
 
 from abstraction.isomorphism import BOARD_CARDS, hand_index, num_classes
 from pokerbot.errors import CardError, CheckpointError
-from pokerbot.files import atomic_write_text, pokerbot_home
+from pokerbot.files import atomic_write_text, file_sha256, pokerbot_home
 from pokerbot.npz import write_npy
 
 __all__ = [
@@ -323,12 +326,16 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
     write_npy(_stage(d, "table_0"), np.arange(169, dtype=np.uint8))
     timings["preflop"] = time.time() - t0
 
+    tables = [f"table_{r}.npy" for r in range(4)]
+    for r, table in enumerate(tables):  # never record a checksum for a table a kernel could not index by
+        _check_range(d / table, np.load(d / table, mmap_mode="r"), kb[r], name)
     manifest = {
         "name": name,
         "config": cfg,
         "config_hash": _hash(cfg),
         "classes": [num_classes(r) for r in range(4)],
-        "tables": [f"table_{r}.npy" for r in range(4)],
+        "tables": tables,
+        "sha256": {table: file_sha256(d / table) for table in tables},
         "built_at": time.strftime("%Y-%m-%dT%H:%M:%S"),
         "build_seconds": round(time.time() - t_start, 1),
         "stage_seconds": {k: round(v, 1) for k, v in timings.items()},
@@ -338,6 +345,17 @@ def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force:
     }
     atomic_write_text(manifest_path, json.dumps(manifest, indent=1))
     return d
+
+
+def _check_range(path: Path, table: np.ndarray, buckets: int, name: str) -> None:
+    """Refuse a table holding a bucket outside ``0..buckets-1``: kernels index arrays by these values unchecked."""
+    if not len(table):
+        return
+    low, high = int(table.min()), int(table.max())
+    if low < 0 or high >= buckets:
+        bad = high if high >= buckets else low
+        raise CheckpointError(f"bucket table {path} holds bucket {bad}, the round has {buckets}; rebuild with "
+                              f"`pokerbot abstraction build --preset {name} --force`")
 
 
 def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True, progress: bool = True) -> CardAbstraction:
@@ -364,6 +382,12 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
         raise CheckpointError(f"unreadable manifest {mpath}: not a JSON object")
     if manifest.get("config") != cfg:
         raise CheckpointError(f"manifest {mpath} was built from another config: {manifest.get('config')}")
+    rebuild = f"rebuild with `pokerbot abstraction build --preset {name} --force`"
+    sums = manifest.get("sha256")
+    if not isinstance(sums, dict):
+        raise CheckpointError(f"manifest {mpath} records no checksums of its tables (built by an older pokerbot); "
+                              f"add them with `pokerbot abstraction build --preset {name} --force` (it reuses the "
+                              f"built tables, checking their buckets)")
     tables = []
     for r in range(4):
         p = d / f"table_{r}.npy"
@@ -376,9 +400,8 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
             raise CheckpointError(f"bucket table {p} has shape {t.shape} and dtype {t.dtype}, expected "
                                   f"({num_classes(r)},) integers; rebuild with "
                                   f"`pokerbot abstraction build --preset {name} --force`")
-        buckets = manifest["config"]["buckets"][r]
-        if r < 3 and len(t) and int(t.max()) >= buckets:  # the river table (GBs) is only checked by shape
-            raise CheckpointError(f"bucket table {p} holds bucket {int(t.max())}, the round has {buckets}; "
-                                  f"rebuild with `pokerbot abstraction build --preset {name} --force`")
+        _check_range(p, t, manifest["config"]["buckets"][r], name)
+        if sums.get(p.name) != file_sha256(p):
+            raise CheckpointError(f"bucket table {p}: checksum mismatch, the table is corrupt; {rebuild}")
         tables.append(t.view(np.ndarray) if isinstance(t, np.memmap) else t)
     return CardAbstraction(name=name, tables=tuple(tables), manifest=manifest, path=d)

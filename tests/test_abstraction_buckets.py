@@ -12,6 +12,7 @@ from abstraction.buckets import PRESETS, CardAbstraction, artifact_dir, build_ab
 from abstraction.isomorphism import hand_index, num_classes
 from pokerbot.cards import parse_cards
 from pokerbot.errors import CardError, CheckpointError
+from pokerbot.files import file_sha256
 
 
 @pytest.fixture
@@ -32,7 +33,8 @@ def fake_artifact(preset="tiny"):
         t[:1000] = np.arange(min(1000, num_classes(r))) % cfg["buckets"][r]
         t.flush()
         del t
-    (d / "manifest.json").write_text(json.dumps({"name": preset, "config": cfg}))
+    sums = {f"table_{r}.npy": file_sha256(d / f"table_{r}.npy") for r in range(4)}
+    (d / "manifest.json").write_text(json.dumps({"name": preset, "config": cfg, "sha256": sums}))
     return d
 
 
@@ -92,6 +94,40 @@ def test_manifest_and_table_mismatch_are_detected(home):
     (d2 / "manifest.json").write_text("{not json")
     with pytest.raises(CheckpointError, match="unreadable"):
         load_abstraction("default", build_if_missing=False)
+
+
+def _poke(path, index, value):
+    t = np.load(path, mmap_mode="r+")
+    t[index] = value
+    t.flush()
+    del t
+
+
+def test_a_damaged_table_is_refused_by_its_checksum(home):
+    """A bucket changed to another valid bucket: in range, so only the checksum can tell."""
+    d = fake_artifact()
+    load_abstraction("tiny", build_if_missing=False)  # negative control: the intact tables load
+    _poke(d / "table_3.npy", 5, 7)  # was 5 % 12 = 5
+    with pytest.raises(CheckpointError, match="table_3.npy: checksum mismatch"):
+        load_abstraction("tiny", build_if_missing=False)
+
+
+@pytest.mark.parametrize("r", [1, 2, 3])
+def test_a_bucket_beyond_the_round_is_refused_on_every_round(home, r):
+    """The river table, once checked by shape only, included: training indexed out of bounds with it."""
+    d = fake_artifact()
+    _poke(d / f"table_{r}.npy", num_classes(r) - 1, 12)
+    with pytest.raises(CheckpointError, match=f"table_{r}.npy holds bucket 12, the round has 12"):
+        load_abstraction("tiny", build_if_missing=False)
+
+
+def test_a_manifest_without_checksums_is_refused_with_the_fix(home):
+    d = fake_artifact()
+    m = json.loads((d / "manifest.json").read_text())
+    del m["sha256"]
+    (d / "manifest.json").write_text(json.dumps(m))
+    with pytest.raises(CheckpointError, match="no checksums.*--force"):
+        load_abstraction("tiny", build_if_missing=False)
 
 
 def test_config_changes_change_the_directory():
