@@ -22,13 +22,13 @@ import numpy as np
 
 from blueprint.abstract_game import DECISION, AbstractGame, BetMenuFn, legal_menu, pot_allin_menu
 from blueprint.lossless import AbstractionError, LosslessAbstraction
-from blueprint.storage import load_arrays, save_arrays
 from pokerbot.actions import action_text
 from pokerbot.cards import format_cards
 from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.menus import PotFractionMenu
 from pokerbot.infoset import Policy
+from pokerbot.npz import load_checked, save_checked
 
 
 class CardBuckets(Protocol):
@@ -127,12 +127,12 @@ class Blueprint:
     def save(self, path: str | Path) -> None:
         header = dict(self.meta, game=self.meta.get("game"), cards=self.cards_name, actions=self.actions_name,
                       num_buckets=list(self.tree.num_buckets))
-        save_arrays(path, "blueprint", header, dict(self.tree.arrays(), strategy=self.strategy))
+        save_checked(path, "blueprint", header, dict(self.tree.arrays(), strategy=self.strategy))
 
     @classmethod
     def load(cls, path: str | Path) -> Blueprint:
         """Load a blueprint file; :class:`CheckpointError` if it is corrupt or not a blueprint."""
-        meta, arrays = load_arrays(path, "blueprint")
+        meta, arrays = load_checked(path, "blueprint")
         try:
             game = load_game(meta["game"])
             strategy = arrays.pop("strategy")

@@ -31,11 +31,12 @@ from blueprint.config import BlueprintConfig
 from blueprint.lossless import LosslessAbstraction
 from blueprint.mccfr import average_strategy, current_strategy, run_iterations, seed_state
 from blueprint.model import Blueprint, export_policy, make_cards, make_menu
-from blueprint.storage import blueprint_dir, check_identity, load_arrays, save_arrays, write_manifest
+from blueprint.storage import blueprint_dir, check_identity, write_manifest
 from pokerbot.errors import CheckpointError
 from pokerbot.gamedef import load_game
 from pokerbot.infoset import Policy
 from pokerbot.interrupts import held, on_stop
+from pokerbot.npz import load_checked, save_checked
 
 #: A callable giving the exploitability (mbb/g) of a policy, shown on the progress bar.
 EvaluateFn = Callable[[Policy], float]
@@ -163,7 +164,7 @@ class Trainer:
     def save_checkpoint(self, path: str | Path | None = None) -> Path:
         path = Path(path) if path else self.checkpoint_path
         header = {"identity": self._identity(), "iteration": self.iteration}
-        save_arrays(path, "checkpoint", header, {
+        save_checked(path, "checkpoint", header, {
             "regret": self.regret, "ssum": self.ssum, "deal_rng": self.deal_rng, "trav_rng": self.trav_rng,
         })
         return path
@@ -172,7 +173,7 @@ class Trainer:
         """Restore a checkpoint of this run; CheckpointError if corrupt or from another config."""
         path = Path(path) if path else self.checkpoint_path
         try:
-            meta, arrays = load_arrays(path, "checkpoint")
+            meta, arrays = load_checked(path, "checkpoint")
             check_identity(path, meta.get("identity", {}), self._identity())
             for name, like in (("regret", self.regret), ("ssum", self.ssum),
                                ("deal_rng", self.deal_rng), ("trav_rng", self.trav_rng)):

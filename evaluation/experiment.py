@@ -60,9 +60,9 @@ from typing import Any
 import numpy as np
 
 from evaluation.lbr import LbrSettings
-from pokerbot.errors import PokerbotError
+from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, plain_name, read_toml_config
-from pokerbot.npz import write_npz
+from pokerbot.npz import load_checked, save_checked
 
 #: Training curves by name: ``(iterations, exploitability in mbb/g)`` points (JSON lists once read back).
 Curves = list[tuple[str, Sequence[Sequence[float]]]]
@@ -298,6 +298,34 @@ def _lbr_piece_path(root: Path, run: LbrRun, first: int, hands: int) -> Path:
     return root / "lbr" / f"{_slug(run.agent)}.{run.settings.label()}.{first:07d}-{first + hands:07d}.npz"
 
 
+PIECE_KIND = "evaluation piece"
+
+
+def _save_piece(path: Path, identity: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
+    """Write a finished piece (a match chunk, an LBR piece) with what it was played for and a checksum."""
+    save_checked(path, PIECE_KIND, {"identity": identity}, arrays)
+
+
+def _load_piece(path: Path, identity: dict[str, Any]) -> dict[str, np.ndarray]:
+    """A piece written by :func:`_save_piece` for ``identity``: checked whole, played for this experiment, holding
+    one finite result a hand; ExperimentError naming the file otherwise."""
+    try:
+        meta, arrays = load_checked(path, PIECE_KIND)
+    except CheckpointError as exc:
+        raise ExperimentError(f"{exc}; delete it and run again to replay that piece") from None
+    expected = json.loads(json.dumps(identity))  # as the header stores it (tuples become lists)
+    if meta.get("identity") != expected:
+        raise ExperimentError(f"{path} was played for another experiment ({meta.get('identity')}, this one needs "
+                              f"{expected}): give another out folder, or delete the file to replay it")
+    n = int(identity["hands"])
+    for key, a in arrays.items():
+        shape_ok = a.shape == (n,) if key != "seconds" else a.shape == ()
+        if not shape_ok or not np.all(np.isfinite(a)):
+            raise ExperimentError(f"{path}: array {key!r} has shape {a.shape} or non-finite values, expected "
+                                  f"{n} finite values; delete it and run again to replay that piece")
+    return arrays
+
+
 def _slug(text: str) -> str:
     return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)
 
@@ -350,13 +378,17 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     # Matches, in resumable chunks.
     jobs = []
     total = 0
+    identities: dict[Path, dict[str, Any]] = {}  # what each piece was played for, checked when it is read back
     for a, b in exp.pairs():
         for k, n in enumerate(_chunks(exp)):
             path = root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
             total += n
+            seed = exp.seed * 100_003 + k
+            identities[path] = {"agents": [exp.agents[a], exp.agents[b]], "names": [a, b], "game": exp.game,
+                                "hands": n, "seed": seed, "duplicate": exp.duplicate, "aivat": exp.aivat,
+                                "value": exp.value}
             if path.exists():
                 continue
-            seed = exp.seed * 100_003 + k
             log = str(root / "logs" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.log")
             jobs.append((path, (exp.agents[a], exp.agents[b], (a, b), exp.game, n, seed, exp.duplicate, exp.aivat, log,
                                 progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1,
@@ -365,14 +397,17 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
     def saved(path: Path, result: dict[str, Any]) -> None:
-        write_npz(path, chips=result["chips"], aivat=result["aivat"], seconds=result["seconds"])
+        _save_piece(path, identities[path], {"chips": result["chips"], "aivat": result["aivat"],
+                                             "seconds": np.asarray(result["seconds"], dtype=np.float64)})
         bar.update(len(result["chips"]))
 
     pool.map(play_chunk, jobs, saved)
     bar.close()
     rows: list[MatchRow] = []
     for a, b in exp.pairs():
-        parts = [np.load(root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz") for k in range(len(_chunks(exp)))]
+        parts = [_load_piece(path, identities[path])
+                 for path in (root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
+                              for k in range(len(_chunks(exp))))]
         rows.append(MatchRow(a, b, np.concatenate([p["chips"] for p in parts]),
                              np.concatenate([p["aivat"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
@@ -384,6 +419,8 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
         for first, n in run.pieces():
             path = _lbr_piece_path(root, run, first, n)
             lbr_total += n
+            identities[path] = {"agent": exp.agents[run.agent], "game": exp.game, "hands": n, "seed": exp.seed,
+                                "settings": run.settings.label(), "first_hand": first}
             if path.exists():
                 continue
             lbr_jobs.append((path, (exp.agents[run.agent], exp.game, n, exp.seed, run.settings, first)))
@@ -393,7 +430,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
                    desc=f"LBR {exp.name}", disable=not progress or not lbr_jobs, file=sys.stderr, dynamic_ncols=True)
 
     def lbr_saved(path: Path, result: dict[str, Any]) -> None:
-        write_npz(path, **result)
+        _save_piece(path, identities[path], {"chips": result["chips"], "seconds": np.asarray(result["seconds"], dtype=np.float64)})
         lbr_bar.update(len(result["chips"]))
 
     pool.map(lbr_chunk, lbr_jobs, lbr_saved)
@@ -403,11 +440,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
         parts = []
         for first, n in run.pieces():
             path = _lbr_piece_path(root, run, first, n)
-            part = np.load(path)
-            if int(part["seed"]) != exp.seed:
-                raise ExperimentError(f"{path} was played with seed {int(part['seed'])}, this experiment has seed "
-                                      f"{exp.seed}: give another out folder")
-            parts.append(part)
+            parts.append(_load_piece(path, identities[path]))
         lbr_rows.append((run, np.concatenate([p["chips"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
     # Training curves.

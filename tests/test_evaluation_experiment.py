@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import shutil
 import io
 from pathlib import Path
 
@@ -79,6 +80,34 @@ def test_experiment_writes_tables_logs_plots_and_resumes(tmp_path: Path, monkeyp
 
 
 _real_chunk = experiment.play_chunk
+
+
+def test_a_damaged_or_foreign_piece_is_refused_not_used(tmp_path: Path, capsys):
+    """A saved chunk whose chips were changed (its header intact) fails its checksum; a chunk copied from an
+    experiment with another seed is refused by its identity; deleting the file replays it."""
+    cfg = tmp_path / "e.toml"
+    cfg.write_text("game = 'kuhn'\nhands = 40\nchunk = 20\nseed = 3\nmatchups = [['a', 'b']]\n"
+                   "[agents]\na = 'call'\nb = 'raise'\n")
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    piece = out / "matches" / "a_vs_b.000.npz"
+    with np.load(piece) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["chips"] = arrays["chips"] + 1.0
+    np.savez(piece, **arrays)
+    capsys.readouterr()
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 1
+    assert "a_vs_b.000.npz: checksum mismatch" in capsys.readouterr().err
+    other = tmp_path / "other"
+    cfg2 = tmp_path / "e2.toml"
+    cfg2.write_text(cfg.read_text().replace("seed = 3", "seed = 4"))
+    assert main(["eval", str(cfg2), "--out", str(other), "--no-progress"]) == 0
+    shutil.copy(other / "matches" / "a_vs_b.000.npz", piece)
+    capsys.readouterr()
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 1
+    assert "was played for another experiment" in capsys.readouterr().err
+    piece.unlink()  # the fix the message gives
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
 
 
 def test_lbr_runs_are_resumable_pieces_of_one_run(tmp_path: Path, monkeypatch):

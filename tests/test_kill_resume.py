@@ -94,9 +94,9 @@ def _progress_count(text: str) -> int:
 
 
 def _checkpoint_iteration(path: Path) -> int:
-    from blueprint.storage import load_arrays
+    from pokerbot.npz import load_checked
 
-    meta, _ = load_arrays(path, "checkpoint")
+    meta, _ = load_checked(path, "checkpoint")
     return int(meta["iteration"])
 
 
