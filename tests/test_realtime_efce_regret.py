@@ -176,6 +176,16 @@ def test_checkpoint_resume_is_exact(tmp_path) -> None:  # type: ignore[no-untype
     assert np.array_equal(resumed.plan, whole.plan)
     assert resumed.recorded.tolist() == whole.recorded.tolist() == [20, 40, 60, 80, 100]
     assert np.array_equal(resumed.pseudo_exploitability, whole.pseudo_exploitability)
+    # A damaged checkpoint (a regret changed, the archive intact) and a foreign file are refused, not resumed.
+    with np.load(path) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["mediator_regret"] = arrays["mediator_regret"] + 1.0
+    np.savez(path, **arrays)
+    with pytest.raises(EfgError, match="checksum mismatch"):
+        RegretState.load(path, "run")
+    np.savez(path, key=np.asarray("run"), iteration=3)  # the old, unchecked layout
+    with pytest.raises(EfgError, match="no header"):
+        RegretState.load(path, "run")
 
 
 @pytest.mark.slow

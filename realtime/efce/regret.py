@@ -33,6 +33,7 @@ True
 
 from __future__ import annotations
 
+import math
 import sys
 import time
 from collections.abc import Callable
@@ -459,23 +460,43 @@ class RegretState:
                            0.0, [], [], [], 0.0)
 
     def save(self, path: str, key: str) -> None:
-        """Write to ``path`` (``.npz``) atomically, tagged with ``key`` (the run's identity)."""
-        from pokerbot.npz import write_npz
+        """Write to ``path`` (a checked ``.npz``: :func:`pokerbot.npz.save_checked`) atomically, tagged with
+        ``key`` (the run's identity)."""
+        from pokerbot.npz import save_checked
 
-        write_npz(path, key=np.asarray(key), iteration=self.iteration, mediator_regret=self.mediator_regret,
-                  deviator_regret=self.deviator_regret, plan_sum=self.plan_sum, deviator_sum=self.deviator_sum,
-                  weight=self.weight, recorded=np.asarray(self.recorded, np.int64), pseudo=np.asarray(self.pseudo),
-                  gap=np.asarray(self.gap), busy_seconds=self.busy_seconds)
+        header = {"key": key, "iteration": self.iteration, "weight": self.weight, "busy_seconds": self.busy_seconds}
+        save_checked(path, CHECKPOINT_KIND, header, {
+            "mediator_regret": self.mediator_regret, "deviator_regret": self.deviator_regret,
+            "plan_sum": self.plan_sum, "deviator_sum": self.deviator_sum,
+            "recorded": np.asarray(self.recorded, np.int64), "pseudo": np.asarray(self.pseudo, np.float64),
+            "gap": np.asarray(self.gap, np.float64)})
 
     @staticmethod
     def load(path: str, key: str) -> RegretState:
-        """Read a checkpoint; :class:`EfgError` if it belongs to another run."""
-        with np.load(path) as f:
-            if str(f["key"]) != key:
-                raise EfgError(f"checkpoint {path} is for {str(f['key'])!r}, not {key!r}")
-            return RegretState(int(f["iteration"]), f["mediator_regret"], f["deviator_regret"], f["plan_sum"],
-                               f["deviator_sum"], float(f["weight"]), f["recorded"].tolist(), f["pseudo"].tolist(),
-                               f["gap"].tolist(), float(f["busy_seconds"]))
+        """Read a checkpoint; :class:`EfgError` if it is damaged, foreign or belongs to another run."""
+        from pokerbot.errors import CheckpointError
+        from pokerbot.npz import load_checked
+
+        try:
+            meta, f = load_checked(path, CHECKPOINT_KIND)
+        except CheckpointError as exc:
+            raise EfgError(f"{exc}; delete it to start over") from None
+        if meta.get("key") != key:
+            raise EfgError(f"checkpoint {path} is for {meta.get('key')!r}, not {key!r}")
+        iteration, weight, busy = meta.get("iteration"), meta.get("weight"), meta.get("busy_seconds")
+        if (not isinstance(iteration, int) or iteration < 0 or not all(
+                isinstance(x, (int, float)) and math.isfinite(x) and x >= 0 for x in (weight, busy))
+                or len({len(f["recorded"]), len(f["pseudo"]), len(f["gap"])}) != 1
+                or not all(np.all(np.isfinite(a)) for a in f.values())):
+            raise EfgError(f"checkpoint {path}: bad counts or non-finite values; delete it to start over")
+        assert isinstance(weight, (int, float)) and isinstance(busy, (int, float))  # checked above
+        return RegretState(iteration, f["mediator_regret"], f["deviator_regret"], f["plan_sum"], f["deviator_sum"],
+                           float(weight), f["recorded"].tolist(), f["pseudo"].tolist(), f["gap"].tolist(),
+                           float(busy))
+
+
+#: The kind of an EFCE regret checkpoint in its checked archive's header.
+CHECKPOINT_KIND = "efce regret checkpoint"
 
 
 def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int = 1000, epsilon: float = 0.0,
@@ -501,7 +522,8 @@ def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int 
     m, mt = dev.m, dev.m.T.tocsr()
     xi = bp.plan[ext.pairs].copy()
     st = RegretState.fresh(len(ext.tgt), len(xi), tp.num_seqs) if state is None else state
-    if (st.mediator_regret.shape, st.deviator_regret.shape) != ((len(ext.tgt),), (tp.num_seqs,)):
+    if ((st.mediator_regret.shape, st.deviator_regret.shape, st.plan_sum.shape, st.deviator_sum.shape)
+            != ((len(ext.tgt),), (tp.num_seqs,), (len(xi),), (tp.num_seqs,))):
         raise EfgError("the resumed state does not fit this refinement")
     strat, z = np.zeros(len(ext.tgt)), np.zeros(tp.num_seqs)
     loss, util = np.zeros(len(xi)), np.zeros(tp.num_seqs)
