@@ -34,6 +34,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,9 +44,9 @@ from typing import Any
 import numpy as np
 
 from blueprint.leafnet import FeatureSpec, LeafNetError, strategy_identity
-from pokerbot.errors import PokerbotError
+from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, file_sha256, is_plain_name
-from pokerbot.npz import write_npz
+from pokerbot.npz import load_checked, read_npz, save_checked, write_npz
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
 from realtime.network_leaves import class_reach, leaf_rows, same_hand_index
@@ -167,6 +169,10 @@ def small_trees(cfg: DataConfig) -> tuple[PublicTree, PublicTree]:
     return build_tree(game, menu, depth_limit=0), build_tree(game, menu)
 
 
+#: The kind of the cached small-game solution (``context.npz``) in its checked archive's header.
+CONTEXT_KIND = "leaf-net small-game context"
+
+
 def small_context(cfg: DataConfig, directory: Path | None = None) -> SmallContext:
     """Solve the whole small game (DCFR) and self-generate the opponent's K continuations; cached in ``directory``."""
     from blueprint.continuation import self_generative
@@ -174,8 +180,16 @@ def small_context(cfg: DataConfig, directory: Path | None = None) -> SmallContex
 
     dl, full = small_trees(cfg)
     cache = directory / "context.npz" if directory is not None else None
+    identity = {"game": cfg.game, "fractions": list(cfg.fractions), "max_raises": cfg.max_raises,
+                "iterations": cfg.iterations, "k": cfg.k}
     if cache is not None and cache.is_file():
-        z = np.load(cache)
+        try:
+            meta, z = load_checked(cache, CONTEXT_KIND)
+        except CheckpointError as exc:
+            raise LeafNetError(f"{exc}; delete it to solve the game again") from None
+        if (meta.get("identity") != identity or z["blueprint"].shape != (full.num_slots,)
+                or z["continuations"].shape != (cfg.k, full.num_slots) or z["penalties"].shape != (cfg.k,)):
+            raise LeafNetError(f"{cache}: solved for other options ({meta.get('identity')}); delete it to solve again")
         return SmallContext(dl, full, z["blueprint"], list(z["continuations"]), list(z["penalties"]))
     solver = Solver(full, "dcfr")
     solver.run(cfg.iterations)
@@ -184,7 +198,8 @@ def small_context(cfg: DataConfig, directory: Path | None = None) -> SmallContex
     ctx = SmallContext(dl, full, bp, gen.strategies, gen.penalties)
     if cache is not None:
         cache.parent.mkdir(parents=True, exist_ok=True)
-        write_npz(cache, blueprint=bp, continuations=np.stack(gen.strategies), penalties=np.array(gen.penalties))
+        save_checked(cache, CONTEXT_KIND, {"identity": identity}, {
+            "blueprint": bp, "continuations": np.stack(gen.strategies), "penalties": np.array(gen.penalties)})
     return ctx
 
 
@@ -315,7 +330,7 @@ def generate(
     built_for = describe(cfg, spec, directory)
     manifest: dict[str, Any] = {"config": asdict(cfg), "spec": spec.as_dict(), **built_for, "shards": {}}
     if mpath.is_file():
-        old = json.loads(mpath.read_text())
+        old = _read_manifest(directory)
         for key in ("config", "spec", "blueprint", "continuations", "choices", "classes"):
             if old.get(key) != manifest[key]:
                 raise LeafNetError(f"{directory}: holds leaf data built with another {key}; use another name or --dir")
@@ -362,20 +377,56 @@ def generate(
 def load_data(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[str, np.ndarray]]:
     """The manifest and the concatenated shards of a complete data set (checksums verified)."""
     directory = Path(directory)
-    try:
-        manifest = json.loads((directory / "manifest.json").read_text())
-    except (OSError, ValueError) as exc:
-        raise LeafNetError(f"{directory}: no leaf data manifest ({exc}); generate the data first") from None
+    manifest = _read_manifest(directory)
     n = manifest["config"]["shards"]
     if len(manifest["shards"]) != n:
         raise LeafNetError(f"{directory}: {len(manifest['shards'])} of {n} shards written; finish generating the data")
     parts = []
     for i in range(n):
-        info = manifest["shards"][str(i)]
+        info = manifest["shards"].get(str(i))
+        if info is None:
+            raise LeafNetError(f"{directory}: the manifest lists no shard {i}; generate the data again")
         path = directory / info["file"]
         if not path.is_file() or file_sha256(path) != info["sha256"]:
             raise LeafNetError(f"{path}: missing or checksum mismatch")
-        with np.load(path) as z:
-            parts.append({k: z[k] for k in z.files})
-    data = {k: np.concatenate([p[k] for p in parts]) for k in parts[0]}
+        try:
+            part = read_npz(path)
+        except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
+            raise LeafNetError(f"{path}: not a readable shard ({exc})") from None
+        if set(part) != set(SHARD_ARRAYS) or any(len(part[k]) != info["rows"] for k in SHARD_ARRAYS):
+            raise LeafNetError(f"{path}: holds {sorted(part)} with other than the {info['rows']} rows the manifest "
+                               f"lists; generate the data again")
+        parts.append(part)
+    data = {k: np.concatenate([p[k] for p in parts]) for k in SHARD_ARRAYS}
+    if not all(np.all(np.isfinite(data[k])) for k in ("x", "y")):
+        raise LeafNetError(f"{directory}: the data hold non-finite values; generate the data again")
     return manifest, data
+
+
+#: The arrays of every shard: features, targets, each row's group (sampled state) and leaf.
+SHARD_ARRAYS = ("x", "y", "group", "leaf")
+
+_SHARD_NAME = re.compile(r"shard_\d{5}\.npz")
+
+
+def _read_manifest(directory: Path) -> dict[str, Any]:
+    """The data set's ``manifest.json``, its structure checked: shard entries name files in ``directory`` only,
+    with their row counts and checksums."""
+    try:
+        manifest = json.loads((directory / "manifest.json").read_text())
+    except (OSError, ValueError) as exc:
+        raise LeafNetError(f"{directory}: no readable leaf data manifest ({exc}); generate the data first") from None
+    bad = LeafNetError(f"{directory / 'manifest.json'}: not a leaf data manifest; generate the data again")
+    if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
+        raise bad
+    n = manifest["config"].get("shards")
+    shards = manifest.get("shards")
+    if not isinstance(n, int) or isinstance(n, bool) or n < 1 or not isinstance(shards, dict):
+        raise bad
+    for key, info in shards.items():
+        if (not isinstance(info, dict) or not isinstance(info.get("file"), str)
+                or not _SHARD_NAME.fullmatch(info["file"]) or not isinstance(info.get("sha256"), str)
+                or not isinstance(info.get("rows"), int) or isinstance(info.get("rows"), bool) or info["rows"] < 0
+                or not key.isdigit() or int(key) >= n):
+            raise bad
+    return manifest

@@ -148,6 +148,31 @@ def test_data_generation_resumes_and_refuses_other_options(ctx, tmp_path) -> Non
     assert len(data["x"]) == len(x)
 
 
+def test_damaged_or_crafted_leaf_data_is_refused(ctx, tmp_path) -> None:
+    import json
+
+    d = tmp_path / "data"
+    generate(SMALL, FeatureSpec(), d)
+    load_data(d)  # negative control
+    manifest = json.loads((d / "manifest.json").read_text())
+    crafted = json.loads(json.dumps(manifest))
+    crafted["shards"]["0"]["file"] = "../../outside.npz"  # a manifest naming a file outside the data set
+    (d / "manifest.json").write_text(json.dumps(crafted))
+    with pytest.raises(LeafNetError, match="not a leaf data manifest"):
+        load_data(d)
+    (d / "manifest.json").write_text("[1, 2]")
+    with pytest.raises(LeafNetError, match="not a leaf data manifest"):
+        generate(SMALL, FeatureSpec(), d)
+    (d / "manifest.json").write_text(json.dumps(manifest))
+    context = d / "context.npz"  # the cached small-game solution, one value changed
+    with np.load(context) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["blueprint"] = arrays["blueprint"] * 0.5
+    np.savez(context, **arrays)
+    with pytest.raises(LeafNetError, match="checksum mismatch"):
+        small_context(SMALL, d)
+
+
 def test_hunl_flop_subgame_with_network_leaves(tmp_path, hunl_tiny_home, monkeypatch) -> None:
     """The whole hold'em path on one sampled subgame: data (rollouts), a short training, the factory."""
     from blueprint.continuation import leaves_dir, load_set
