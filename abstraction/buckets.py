@@ -48,7 +48,7 @@ import numpy as np
 
 from abstraction.isomorphism import BOARD_CARDS, hand_index, num_classes
 from pokerbot.errors import CardError, CheckpointError
-from pokerbot.files import atomic_write_text, file_sha256, pokerbot_home
+from pokerbot.files import atomic_write_text, exclusive, file_sha256, pokerbot_home
 from pokerbot.npz import write_npy
 
 __all__ = [
@@ -204,19 +204,25 @@ def _relabel_by(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, k: 
 def build_abstraction(preset: str | dict = "tiny", progress: bool = True, force: bool = False) -> Path:
     """Build (or finish building) the tables of ``preset``; return the artifact directory.
 
-    Each stage shows a progress bar and is saved when done, so an interrupted build resumes.
+    Each stage shows a progress bar and is saved when done, so an interrupted build resumes. The
+    directory is held while building: a second build of the same preset stops at once (LockedError).
     """
+    name, cfg = _config_of(preset)
+    d = artifact_dir(preset)
+    d.mkdir(parents=True, exist_ok=True)
+    if (d / "manifest.json").exists() and not force:
+        return d
+    with exclusive(d, f"the card abstraction {name!r}"):
+        return _build(name, cfg, d, progress, force)
+
+
+def _build(name: str, cfg: dict, d: Path, progress: bool, force: bool) -> Path:
     from tqdm import tqdm
 
     from abstraction import features as F
     from abstraction.kmeans import emd_embed, kmeans
 
-    name, cfg = _config_of(preset)
-    d = artifact_dir(preset)
-    d.mkdir(parents=True, exist_ok=True)
     manifest_path = d / "manifest.json"
-    if manifest_path.exists() and not force:
-        return d
     atomic_write_text(d / "config.json", json.dumps(cfg, indent=1, sort_keys=True))
     kb = cfg["buckets"]
     seed = int(cfg["seed"])

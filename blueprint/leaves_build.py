@@ -166,10 +166,14 @@ def build_leaves(config: LeavesConfig, directory: str | Path | None = None,
     ``progress(done, total)`` is called with ``done = 0`` when the strategies start being built and after
     each one; with it, a DCFR solve of the blueprint also shows its own progress bar.
     """
+    from pokerbot.files import exclusive
+
     out = Path(directory) if directory is not None else leaves_dir(config.name)
-    if config.method == "bias":
-        return [_build_bias(config, out, progress)]
-    return _build_generative(config, out, progress)
+    out.mkdir(parents=True, exist_ok=True)
+    with exclusive(out, "the leaves directory"):  # a second build into it stops at once (LockedError)
+        if config.method == "bias":
+            return [_build_bias(config, out, progress)]
+        return _build_generative(config, out, progress)
 
 
 def _build_bias(config: LeavesConfig, directory: Path, progress: Progress | None) -> str:

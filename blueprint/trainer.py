@@ -33,6 +33,7 @@ from blueprint.mccfr import average_strategy, current_strategy, run_iterations, 
 from blueprint.model import Blueprint, export_policy, make_cards, make_menu
 from blueprint.storage import blueprint_dir, check_identity, write_manifest
 from pokerbot.errors import CheckpointError
+from pokerbot.files import exclusive
 from pokerbot.gamedef import load_game
 from pokerbot.infoset import Policy
 from pokerbot.interrupts import held, on_stop
@@ -217,8 +218,18 @@ class Trainer:
 
         ``evaluate`` (small games) is called every ``eval_every`` iterations with the
         average policy; its figure shows on the progress bar. ``stop_after`` stops after
-        that many new iterations (tests use it to simulate an interruption).
+        that many new iterations (tests use it to simulate an interruption). The run
+        directory is held for the run (:func:`pokerbot.files.exclusive`): a second
+        training on it stops at once with :class:`~pokerbot.errors.LockedError`.
         """
+        if self.directory is None:
+            return self._train(iterations, resume, evaluate, progress, stop_after)
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with exclusive(self.directory, "the run directory"):
+            return self._train(iterations, resume, evaluate, progress, stop_after)
+
+    def _train(self, iterations: int | None, resume: bool, evaluate: EvaluateFn | None, progress: bool,
+               stop_after: int | None) -> TrainResult:
         total = self.config.iterations if iterations is None else int(iterations)
         if resume and self.directory is not None and self.checkpoint_path.is_file():
             self.load_checkpoint()

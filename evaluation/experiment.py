@@ -355,7 +355,17 @@ class _Pool:
 
 
 def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> dict[str, Any]:
-    """Run (or resume) every piece of ``exp`` and write its tables and plots; returns what was written."""
+    """Run (or resume) every piece of ``exp`` and write its tables and plots; returns what was written.
+
+    The output folder is held for the run: a second evaluation into it stops at once (LockedError)."""
+    from pokerbot.files import exclusive
+
+    exp.directory.mkdir(parents=True, exist_ok=True)
+    with exclusive(exp.directory, "the evaluation folder"):
+        return _run_experiment(exp, progress, out)
+
+
+def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]:
     from tqdm import tqdm
 
     from evaluation.plots import plot_cumulative, plot_exploitability, plot_lbr, plot_win_rates

@@ -37,3 +37,7 @@ class ProtocolError(PokerbotError):
 
 class CheckpointError(PokerbotError):
     """A corrupt or mismatched checkpoint or artifact."""
+
+
+class LockedError(PokerbotError):
+    """Another job is writing the same run directory or file (:func:`pokerbot.files.exclusive`)."""

@@ -4,7 +4,9 @@ Every command that reads a config (``train``, ``leaves``, ``leafnet``, ``sog``, 
 real-time agent's ...) finds and parses it here, so a name means the same thing everywhere and
 a damaged file gets the same typed error; every artifact goes under :func:`pokerbot_home` and is
 written through :func:`atomic_open` (a reader sees the old file or the whole new one); every
-artifact that records the identity of another file uses :func:`file_sha256`.
+artifact that records the identity of another file uses :func:`file_sha256`; a job that writes a
+run directory or a growing file holds it with :func:`exclusive`, so a second job on it stops at
+once with a clear error instead of the two tearing each other's files.
 
 >>> path, data = read_toml_config("leduc")
 >>> path.name, data["game"]["name"]
@@ -21,7 +23,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, BinaryIO
 
-from pokerbot.errors import PokerbotError
+from pokerbot.errors import LockedError, PokerbotError
 from pokerbot.gamedef import read_text_file
 
 #: The configs shipped with the repository (``configs/<name>.toml``).
@@ -189,3 +191,50 @@ def load_torch(path: str | os.PathLike[str], map_location: Any = "cpu") -> Any:
     allowed += sorted({type(np.dtype(c)) for c in "?bBhHiIlLqQefdgFDG"} - {np.dtype}, key=str)
     with torch.serialization.safe_globals(allowed):
         return torch.load(path, map_location=map_location, weights_only=True)
+
+
+def lock_path(path: str | os.PathLike[str]) -> Path:
+    """The lock file of ``path``: ``<dir>/.lock`` for a directory, ``.<name>.lock`` beside a file."""
+    p = Path(path)
+    return p / ".lock" if p.is_dir() else p.parent / f".{p.name}.lock"
+
+
+@contextmanager
+def exclusive(path: str | os.PathLike[str], what: str = "") -> Iterator[None]:
+    """Hold ``path`` (a run directory, or a file a job writes over time) for this process while the block runs.
+
+    The lock is an advisory ``flock`` on :func:`lock_path`, released by the kernel
+    if the process dies (no stale locks after SIGKILL); the lock file holds the
+    holder's pid for the message. A second job on the same path raises
+    :class:`~pokerbot.errors.LockedError` at once. ``what`` names the path in
+    that message (default: the path). On systems without ``flock`` the block runs
+    unguarded.
+
+    >>> import tempfile
+    >>> d = tempfile.mkdtemp()
+    >>> with exclusive(d, "the run directory"):
+    ...     with exclusive(d, "the run directory"):
+    ...         pass
+    Traceback (most recent call last):
+    pokerbot.errors.LockedError: the run directory ... is being written by another job (pid ...); wait for it to finish, or stop it
+    """
+    try:
+        import fcntl
+    except ImportError:  # not POSIX
+        yield
+        return
+    lock = lock_path(path)
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "unknown"
+            name = f"{what} {os.fspath(path)}" if what else os.fspath(path)
+            raise LockedError(f"{name} is being written by another job (pid {holder}); wait for it to finish, "
+                              f"or stop it") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        yield
+    finally:
+        os.close(fd)  # releases the lock

@@ -318,14 +318,22 @@ def generate(
 ) -> dict[str, Any]:
     """Write (or complete) the data set in ``directory``; returns its manifest.
 
-    Refuses (:class:`LeafNetError`) a directory holding data built with other options.
-    ``progress(done, total)`` is called as shards finish.
+    Refuses (:class:`LeafNetError`) a directory holding data built with other options, and
+    (LockedError) one another job is writing. ``progress(done, total)`` is called as shards finish.
     """
-    from dataclasses import asdict
+    from pokerbot.files import exclusive
 
     cfg.check()
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
+    with exclusive(directory, "the leaf data directory"):
+        return _generate(cfg, spec, directory, progress)
+
+
+def _generate(cfg: DataConfig, spec: FeatureSpec, directory: Path,
+              progress: Callable[[int, int], None] | None) -> dict[str, Any]:
+    from dataclasses import asdict
+
     mpath = directory / "manifest.json"
     built_for = describe(cfg, spec, directory)
     manifest: dict[str, Any] = {"config": asdict(cfg), "spec": spec.as_dict(), **built_for, "shards": {}}

@@ -237,3 +237,42 @@ def test_ctrl_c_during_a_solver_checkpoint_save_waits_for_the_file(sig: int, tmp
     solver = Solver(build_tree(load_game("kuhn")), "cfr+")
     solver.load_checkpoint(ckpt)  # whole
     assert solver.iteration >= 20 and not list(tmp_path.glob("*.tmp*"))
+
+
+# --- two jobs on one run directory, checkpoint or log ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("job", ["train", "solve", "match"])
+def test_a_second_job_on_the_same_files_stops_at_once(job: str, tmp_path: Path, capsys) -> None:
+    """The first job holds its run directory (checkpoint, log); a second one on it fails with one line and
+    touches nothing; once the first is stopped (even by SIGKILL) the files are free again."""
+    from pokerbot.cli import main
+
+    if job == "train":
+        conf = _train_config(tmp_path)
+        args = ["train", str(conf), "--dir", str(tmp_path / "run"), "--no-progress"]
+        ready = (tmp_path / "run" / "checkpoint.npz").is_file
+    elif job == "solve":
+        args = ["solve", "leduc", "--iterations", "100000000", "--eval-every", str(EVAL_EVERY),
+                "--checkpoint", str(tmp_path / "k.npz"), "-q"]
+        ready = (tmp_path / "k.npz").is_file
+    else:
+        args = ["match", "random", "call", "--game", "leduc", "--hands", "100000000", "--no-progress",
+                "--log", str(tmp_path / "m.log")]
+        ready = (tmp_path / "m.log").is_file
+    proc, out, err = start(args, tmp_path)
+    try:
+        wait_for(ready, proc, "its first file")
+        capsys.readouterr()
+        status = main(args)
+        message = capsys.readouterr().err
+        assert status == 1 and "is being written by another job" in message, message
+        assert message.count("\n") == 1
+    finally:
+        proc.kill()
+        proc.wait(PATIENCE)
+    from pokerbot.files import exclusive
+
+    target = tmp_path / "run" if job == "train" else tmp_path / ("k.npz" if job == "solve" else "m.log")
+    with exclusive(target):  # the lock died with its holder
+        pass

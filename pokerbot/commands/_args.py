@@ -116,14 +116,19 @@ def input_file(name: str, path: str | os.PathLike[str]) -> Path:
     return p
 
 
-def output_file(name: str, path: str | os.PathLike[str], make_parents: bool = False) -> Path:
+def output_file(name: str, path: str | os.PathLike[str], make_parents: bool = False,
+                force: bool | None = None) -> Path:
     """``path`` if a file can be written there (its directory exists, or can be made, and is writable).
 
     Checked before the work starts, so that a long job never ends unable to save what it computed.
+    ``force=False``: an existing file is refused (the user's file is replaced only with ``--force``);
+    ``None``: the caller decides (a resumable checkpoint, a log the command says it replaces).
     """
     p = Path(path)
     if not os.fspath(path):
         raise ArgumentError(f"{name}: empty file name")
+    if force is False and os.path.lexists(p) and not p.is_dir():
+        raise ArgumentError(f"{name}: {os.fspath(path)!r} exists; pass --force to replace it")
     try:
         if p.is_dir():
             raise ArgumentError(f"{name}: {os.fspath(path)!r} is a directory")

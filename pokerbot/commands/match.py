@@ -17,12 +17,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--over-acpc", action="store_true",
                         help="play through the dealer over loopback sockets (default: in-process)")
     parser.add_argument("--log", default=None, metavar="PATH",
-                        help="ACPC-format log (default runs/<A>_vs_<B>.<game>.s<seed>.log)")
+                        help="ACPC-format log, replaced if it exists (the command says so first; default runs/<A>_vs_<B>.<game>.s<seed>.log)")
     parser.add_argument("--no-log", action="store_true", help="write no log (default: write one)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar (default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:
+    import contextlib
     from pathlib import Path
 
     from pokerbot.commands._args import agent_spec, count, output_file, seed
@@ -51,9 +52,14 @@ def run(args: argparse.Namespace) -> int:
             a, b = match_names(agent_a, agent_b)
             log_path = Path("runs") / f"{a}_vs_{b}.{game.name}.s{args.seed}.log"
         log_path.parent.mkdir(parents=True, exist_ok=True)
+        if log_path.exists():
+            print(f"replacing the log {log_path} of an earlier match", flush=True)
+    from pokerbot.files import exclusive
+
     try:
-        result = play_match(agent_a, agent_b, game, args.hands, args.seed, duplicate=args.duplicate,
-                            log_path=log_path, progress=not args.no_progress, over_acpc=args.over_acpc)
+        with exclusive(log_path, "the log") if log_path else contextlib.nullcontext():  # two matches, one log
+            result = play_match(agent_a, agent_b, game, args.hands, args.seed, duplicate=args.duplicate,
+                                log_path=log_path, progress=not args.no_progress, over_acpc=args.over_acpc)
     except MatchAborted as exc:
         print(exc.result.summary() + f" [stopped: {exc}]")
         return 1
@@ -61,3 +67,4 @@ def run(args: argparse.Namespace) -> int:
     if log_path:
         print(f"log: {log_path}")
     return 0
+

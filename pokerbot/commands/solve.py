@@ -56,6 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="total iterations (with --checkpoint, counting those already done; default 1000)")
     parser.add_argument("--out", default=None, metavar="FILE",
                         help="strategy file to write (.gz to compress; default: none)")
+    parser.add_argument("--force", action="store_true", help="replace an existing --out file (default: refuse)")
     parser.add_argument("--eval-every", type=int, default=None, metavar="N",
                         help="compute exploitability every N iterations, 0 for only at the end "
                         "(default: iterations/10)")
@@ -73,23 +74,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     import os
-    import time
 
     from pokerbot.commands._args import count, input_file, number, optional_count, output_file
-    from pokerbot.errors import CheckpointError
-    from pokerbot.gamedef import load_game
-    from pokerbot.solver import Solver, build_tree, menu_spec, save_strategy
 
     count("--iterations", args.iterations)
     optional_count("--eval-every", args.eval_every, 0)
     number("--target", args.target)
     check_menu_arguments(args)
     if args.out is not None:
-        output_file("--out", args.out)
+        output_file("--out", args.out, force=args.force)
     if args.checkpoint is not None:
         output_file("--checkpoint", args.checkpoint)
         if os.path.exists(args.checkpoint):
             input_file("--checkpoint", args.checkpoint)
+        from pokerbot.files import exclusive
+
+        with exclusive(args.checkpoint, "--checkpoint"):  # two solves on one checkpoint: the second stops at once
+            return _solve(args)
+    return _solve(args)
+
+
+def _solve(args: argparse.Namespace) -> int:
+    import os
+    import time
+
+    from pokerbot.errors import CheckpointError
+    from pokerbot.gamedef import load_game
+    from pokerbot.solver import Solver, build_tree, menu_spec, save_strategy
+
     game = load_game(args.game)
     menu = menu_from_args(args, game)
     start = time.perf_counter()

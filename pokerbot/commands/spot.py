@@ -45,13 +45,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", default=None, metavar="FILE.json", help="write the solution here (default: none)")
     parser.add_argument("--streets", type=int, default=1, metavar="N",
                         help="decision nodes of the first N streets go into --out (default 1: the spot's street)")
-    parser.add_argument("--force", action="store_true", help="replace an existing --out file")
+    parser.add_argument("--force", action="store_true", help="replace an existing --out file (default: refuse)")
     parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:
-    import os
-
     from pokerbot.commands._args import ArgumentError, count, number, output_file
     from pokerbot.solver.spot import Spot
 
@@ -66,9 +64,7 @@ def run(args: argparse.Namespace) -> int:
         except ValueError:
             raise ArgumentError(f"--max-raises must be a count or 'none', got {args.max_raises!r}") from None
     if args.out is not None:
-        output_file("--out", args.out)
-        if os.path.exists(args.out) and not args.force:
-            raise ArgumentError(f"--out {args.out} exists; pass --force to replace it")
+        output_file("--out", args.out, force=args.force)
     locks = {}
     for item in args.lock:
         node, sep, strat = item.partition("=")

@@ -351,7 +351,16 @@ class Trainer:
 
     def train(self, steps: int | None = None, progress: bool = True,
               on_unit: Callable[[UnitResult], None] | None = None) -> TrainResult:
-        """Train up to ``steps`` gradient steps in all (default: the config's); Ctrl-C checkpoints and returns."""
+        """Train up to ``steps`` gradient steps in all (default: the config's); Ctrl-C checkpoints and returns.
+
+        The run directory is held for the run: a second training on it stops at once (LockedError)."""
+        from pokerbot.files import exclusive
+
+        self.directory.mkdir(parents=True, exist_ok=True)
+        with exclusive(self.directory, "the run directory"):
+            return self._train(steps, progress, on_unit)
+
+    def _train(self, steps: int | None, progress: bool, on_unit: Callable[[UnitResult], None] | None) -> TrainResult:
         from tqdm import tqdm
 
         c = self.cfg
