@@ -108,6 +108,9 @@ def _make_samples(ws: Workspace) -> None:
     ws.samples["log"] = d / "m.log"
     assert main(["match", "random", "call", "--game", "kuhn", "--hands", "4", "--no-progress",
                  "--log", str(ws.samples["log"])]) == 0
+    ws.samples["hunl-log"] = d / "hunl.log"  # convert writes hold'em only
+    assert main(["match", "random", "call", "--game", "hunl", "--hands", "4", "--no-progress",
+                 "--log", str(ws.samples["hunl-log"])]) == 0
     ws.samples["eval-config"] = d / "eval.toml"
     ws.samples["eval-config"].write_text(
         'name = "fuzz"\ngame = "kuhn"\nhands = 20\nseed = 0\nduplicate = true\naivat = true\nround_robin = true\n'
@@ -231,6 +234,10 @@ BASELINES: dict[str, Baseline] = {
                                     "--ip", "QQ,AKs", "--bets", "100%", "--raises", "a", "--iterations", "20", "-q",
                                     "--out", str(d / "spot.json")],
                      writes=("out",), pinned=frozenset({"iterations", "check_every", "threads", "streets"})),
+    "convert": Baseline(lambda ws, d: [str(ws.samples["hunl-log"]), "--to", "phh", "--out", str(d / "m.phhs")],
+                        reads={"log": "hunl-log", "game": "game"}, writes=("out",)),
+    "aivat": Baseline(lambda ws, d: [str(ws.samples["log"]), "--agent", "random=random", "--agent", "call=call"],
+                      reads={"log": "log", "game": "game"}),
     # ``play`` serves its page until Ctrl-C: the workspace replaces the serving loop (see :func:`no_serving`), so
     # a run checks everything up to serving (arguments, game, agent, log, socket) and returns.
     "play": Baseline(lambda ws, d: ["--agent", "call", "--port", "0", "--no-browser", "--log", str(d / "play.log")],

@@ -27,6 +27,8 @@ CLI_IMPORTS: dict[str, set[str]] = {
     "pokerbot/commands/abstraction.py": {"abstraction"},
     "pokerbot/commands/demo.py": {"evaluation"},
     "pokerbot/commands/efce.py": {"experiments"},
+    "pokerbot/commands/aivat.py": {"evaluation"},
+    "pokerbot/commands/convert.py": {"evaluation"},
     "pokerbot/commands/eval.py": {"evaluation"},
     "pokerbot/commands/klss.py": {"experiments", "realtime"},
     "pokerbot/commands/leafnet.py": {"realtime"},
