@@ -147,7 +147,9 @@ def config_from_dict(data: dict[str, Any], source: str = "") -> BlueprintConfig:
     kwargs: dict[str, Any] = {}
     for key, value in data.items():
         if key == "name":
-            kwargs["name"] = str(value)
+            if not isinstance(value, str):
+                raise ConfigError(f"{source or 'config'}: name must be a string, got {value!r}")
+            kwargs["name"] = value
             continue
         if key not in _SECTIONS or not isinstance(value, dict):
             raise ConfigError(f"{source or 'config'}: unknown key or section {key!r}")

@@ -104,8 +104,10 @@ def _bias(section: dict[str, Any], source: str) -> LeavesConfig:
     bp_name = section.get("blueprint")
     if not bp_name:
         raise PokerbotError(f"{source}: [leaves] needs 'blueprint' for method 'bias'")
-    k = int(section.get("k", 4))
-    factor = float(section.get("factor", 10.0))
+    from pokerbot.schema import take
+
+    k = take(section, "k", int, 4, source)
+    factor = take(section, "factor", float, 10.0, source)
     check_count(k, 4)
     if not factor > 0:
         raise PokerbotError(f"{source}: factor must be positive, got {factor}")
@@ -169,7 +171,7 @@ def build_leaves(config: LeavesConfig, directory: str | Path | None = None,
     from pokerbot.files import exclusive
 
     out = Path(directory) if directory is not None else leaves_dir(config.name)
-    out.mkdir(parents=True, exist_ok=True)
+    out.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(out, "the leaves directory"):  # a second build into it stops at once (LockedError)
         if config.method == "bias":
             return [_build_bias(config, out, progress)]

@@ -224,7 +224,7 @@ class Trainer:
         """
         if self.directory is None:
             return self._train(iterations, resume, evaluate, progress, stop_after)
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
         with exclusive(self.directory, "the run directory"):
             return self._train(iterations, resume, evaluate, progress, stop_after)
 

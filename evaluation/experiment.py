@@ -63,6 +63,7 @@ from evaluation.lbr import LbrSettings
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, plain_name, read_toml_config
 from pokerbot.npz import load_checked, save_checked
+from pokerbot.schema import take
 
 #: Training curves by name: ``(iterations, exploitability in mbb/g)`` points (JSON lists once read back).
 Curves = list[tuple[str, Sequence[Sequence[float]]]]
@@ -150,23 +151,26 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
     try:
         from pokerbot.gamedef import load_game
 
-        load_game(str(data.get("game", "hunl")))
+        load_game(take(data, "game", str, "hunl", source, ExperimentError))
     except PokerbotError as exc:
         raise ExperimentError(f"{source}: game: {exc}") from None
+    def get(key: str, kind: Any, default: Any) -> Any:
+        return take(data, key, kind, default, source, ExperimentError)
+
     exp = Experiment(
-        name=str(data.get("name", Path(source).stem)),
-        game=str(data.get("game", "hunl")),
+        name=get("name", str, Path(source).stem),
+        game=get("game", str, "hunl"),
         agents=dict(agents),
         hands=_positive(data.get("hands", 1000), "hands"),
         seed=_seed(data.get("seed", 0)),
-        duplicate=bool(data.get("duplicate", True)),
-        aivat=bool(data.get("aivat", True)),
-        value=str(data.get("value", "fitted")),
+        duplicate=get("duplicate", bool, True),
+        aivat=get("aivat", bool, True),
+        value=get("value", str, "fitted"),
         chunk=_positive(data.get("chunk", 1000), "chunk"),
         workers=_positive(data.get("workers", 1), "workers"),
-        ray_address=str(data.get("ray_address", "")),
-        round_robin=bool(data.get("round_robin", False)),
-        out=str(data.get("out", "")),
+        ray_address=get("ray_address", str, ""),
+        round_robin=get("round_robin", bool, False),
+        out=get("out", str, ""),
     )
     kind, _, path = exp.value.partition(":")
     if kind not in ("fitted", "equity", "blueprint") or (kind == "blueprint") != bool(path):
@@ -174,29 +178,34 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
                               f"got {exp.value!r}")
     if exp.duplicate and (exp.hands % 2 or exp.chunk % 2):
         raise ExperimentError(f"{source}: duplicate matches need even hands and chunk, got {exp.hands}, {exp.chunk}")
-    for pair in data.get("matchups", []):
+    for pair in get("matchups", list[list[str]], []):
         if not (isinstance(pair, list) and len(pair) == 2 and all(p in agents for p in pair)) or pair[0] == pair[1]:
             raise ExperimentError(f"{source}: matchup {pair!r} must name two different agents of [agents]")
         exp.matchups.append((pair[0], pair[1]))
-    if not exp.round_robin and not exp.matchups and not data.get("lbr") and not data.get("training"):
+    lbr_runs, training_runs = get("lbr", list[dict], []), get("training", list[dict], [])
+    if not exp.round_robin and not exp.matchups and not lbr_runs and not training_runs:
         raise ExperimentError(f"{source}: nothing to do: give matchups, round_robin = true, [[lbr]] or [[training]]")
-    for run in data.get("lbr", []):
+    for run in lbr_runs:
         bad = set(run) - _LBR
         if bad or run.get("agent") not in agents:
             raise ExperimentError(f"{source}: [[lbr]] needs agent = one of {sorted(agents)}; unknown keys {sorted(bad)}")
+        where = f"{source}: [[lbr]] for {run['agent']}"
         try:
-            settings = LbrSettings(tuple(float(f) for f in run.get("fractions", [1.0])), bool(run.get("all_in", True)),
-                                   tuple(int(r) for r in run.get("call_rounds", [])),
-                                   samples=int(run.get("samples", 1000)),
-                                   expected_from=None if "expected_from" not in run else int(run["expected_from"]))
+            settings = LbrSettings(tuple(take(run, "fractions", list[float], [1.0], where, ExperimentError)),
+                                   take(run, "all_in", bool, True, where, ExperimentError),
+                                   tuple(take(run, "call_rounds", list[int], [], where, ExperimentError)),
+                                   samples=take(run, "samples", int, 1000, where, ExperimentError, low=1),
+                                   expected_from=take(run, "expected_from", int | None, None, where, ExperimentError))
         except (TypeError, ValueError) as exc:
-            raise ExperimentError(f"{source}: [[lbr]] for {run['agent']}: {exc}") from None
+            if isinstance(exc, ExperimentError):
+                raise
+            raise ExperimentError(f"{where}: {exc}") from None
         hands = _positive(run.get("hands", 200), "[[lbr]] hands")
         chunk = _positive(run.get("chunk", exp.chunk), "[[lbr]] chunk")
         if chunk % 2:
             raise ExperimentError(f"{source}: [[lbr]] chunk must be even (LBR plays duplicate pairs), got {chunk}")
         exp.lbr.append(LbrRun(run["agent"], hands + hands % 2, settings, chunk))
-    for run in data.get("training", []):
+    for run in training_runs:
         bad = set(run) - _TRAINING
         if bad or not isinstance(run.get("config"), str):
             raise ExperimentError(f"{source}: [[training]] needs config = a blueprint TOML; unknown keys {sorted(bad)}")
@@ -360,7 +369,7 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
     The output folder is held for the run: a second evaluation into it stops at once (LockedError)."""
     from pokerbot.files import exclusive
 
-    exp.directory.mkdir(parents=True, exist_ok=True)
+    exp.directory.parent.mkdir(parents=True, exist_ok=True)
     with exclusive(exp.directory, "the evaluation folder"):
         return _run_experiment(exp, progress, out)
 

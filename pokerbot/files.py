@@ -194,9 +194,15 @@ def load_torch(path: str | os.PathLike[str], map_location: Any = "cpu") -> Any:
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:
-    """The lock file of ``path``: ``<dir>/.lock`` for a directory, ``.<name>.lock`` beside a file."""
-    p = Path(path)
-    return p / ".lock" if p.is_dir() else p.parent / f".{p.name}.lock"
+    """The lock file of ``path`` (a directory or a file, existing or not): ``.<name>.lock`` beside it.
+
+    Beside, not inside, so that the same path has the same lock whether or not it exists yet.
+
+    >>> lock_path("/tmp/runs/leduc").as_posix()
+    '/tmp/runs/.leduc.lock'
+    """
+    p = Path(os.path.abspath(path))
+    return p / ".lock" if not p.name else p.parent / f".{p.name}.lock"
 
 
 @contextmanager

@@ -73,7 +73,7 @@ from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.navigate import find_node
 from pokerbot.solver.tree import PublicTree, build_tree, hand_universe
 from pokerbot.state import Action, State
-from realtime.config import RealtimeConfig, RoundConfig
+from realtime.config import RealtimeConfig, RealtimeConfigError, RoundConfig
 from realtime.network_leaves import agent_leaf_model, make_leaf_evaluator
 from realtime.subgame import SubgameMenu, blueprint_on_tree, public_key, sampled_equity
 
@@ -124,6 +124,9 @@ class Resolver:
         self.config = config
         self.blueprint = blueprint
         self.game = blueprint.game
+        beyond = [r for r, _ in config.rounds if r >= self.game.num_rounds]
+        if beyond:
+            raise RealtimeConfigError(f"[round.{beyond[0]}]: {self.game.name} has rounds 0..{self.game.num_rounds - 1}")
         self.policy = BlueprintPolicy(blueprint)
         self.universe = hand_universe(self.game)
         self.memo: dict[tuple[int, str], Decision] = {}

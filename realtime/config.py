@@ -63,6 +63,7 @@ from typing import Any
 from pokerbot.errors import PokerbotError
 from pokerbot.files import is_plain_name, read_toml_config
 from pokerbot.menus import BetMenuFn, MenuError, menu_from_spec
+from pokerbot.schema import build, take
 from pokerbot.solver.cfr import ALGORITHMS
 from pokerbot.solver.gadgets import GADGETS
 
@@ -78,6 +79,10 @@ CONFIG_PREFIX = "realtime-"
 #: Leaf evaluators of depth-limited subgames (``realtime.network_leaves.make_leaf_evaluator``); "table" is a
 #: preflop round's own (:mod:`realtime.preflop_values`).
 LEAF_EVALUATORS = ("rollout", "network", "table")
+
+
+#: Round numbers a config may name: hold'em's four (a game with fewer refuses the rest when the agent is built).
+MAX_ROUNDS = 4
 
 
 @dataclass(frozen=True)
@@ -214,34 +219,23 @@ class RealtimeConfig:
         if "name" in data and not (isinstance(data["name"], str) and is_plain_name(data["name"])):
             raise RealtimeConfigError(f"name {data['name']!r} must be a plain name (no '/', not '.' or '..'): it names "
                                       "the agent's cache directory under $POKERBOT_HOME")
-        try:
-            leaves = LeavesConfig(**data.get("leaves", {})).check()
-            rounds = []
-            for key, table in sorted(data.get("round", {}).items()):
-                r = int(key)
-                if not 0 <= r < 8:
-                    raise RealtimeConfigError(f"round.{key}: rounds are numbered from 0")
-                rounds.append((r, RoundConfig(**table).check(f"round.{key}")))
-        except TypeError as exc:
-            raise RealtimeConfigError(f"unknown key in a [leaves] or [round.N] table: {exc}") from None
-        except ValueError as exc:
-            if isinstance(exc, RealtimeConfigError):
-                raise
-            raise RealtimeConfigError(f"bad round number: {exc}") from None
-        seed = data.get("seed", 0)
-        limit = data.get("action_time_limit", 5.0)
-        if not isinstance(seed, int) or not isinstance(limit, (int, float)) or not limit > 0:
-            raise RealtimeConfigError(f"seed must be an integer and action_time_limit positive, got {seed!r}, {limit!r}")
-        per_hand = data.get("hand_time_limit", 0.0)
-        if not isinstance(per_hand, (int, float)) or per_hand < 0:
-            raise RealtimeConfigError(f"hand_time_limit must be seconds >= 0 (0: none), got {per_hand!r}")
-        translation = data.get("translation", "likely")
+        err = RealtimeConfigError
+        leaves = build(LeavesConfig, take(data, "leaves", dict, {}, error=err), "[leaves]", err).check()
+        rounds = []
+        for key, table in sorted(take(data, "round", dict, {}, error=err).items()):
+            if not key.isdigit() or not 0 <= int(key) < MAX_ROUNDS:
+                raise err(f"[round.{key}]: rounds are numbered 0..{MAX_ROUNDS - 1} (0: preflop)")
+            rounds.append((int(key), build(RoundConfig, table, f"[round.{key}]", err).check(f"round.{key}")))
+        seed = take(data, "seed", int, 0, error=err, low=0, high=2**63 - 1)
+        limit = take(data, "action_time_limit", float, 5.0, error=err, low=1e-3, high=86_400.0)
+        per_hand = take(data, "hand_time_limit", float, 0.0, error=err, low=0.0, high=86_400.0)
+        translation = take(data, "translation", str, "likely", error=err)
         if translation not in ("likely", "random"):
             raise RealtimeConfigError(f"translation must be 'likely' or 'random', got {translation!r}")
         if translation == "random" and any(c.cache for _, c in rounds):
             raise RealtimeConfigError("translation = 'random' changes a subgame's menu from hand to hand: "
                                       "it cannot share cached solutions (cache = true)")
-        cfg = cls(blueprint=data["blueprint"], name=str(data.get("name", "realtime")), seed=seed,
+        cfg = cls(blueprint=data["blueprint"], name=take(data, "name", str, "realtime", error=err), seed=seed,
                   action_time_limit=float(limit), hand_time_limit=float(per_hand), translation=translation,
                   leaves=leaves, rounds=tuple(rounds))
         if cfg.network_rounds() and not leaves.model:

@@ -70,13 +70,13 @@ class LeafnetConfig:
     def load(cls, spec: str) -> LeafnetConfig:
         """The config ``spec`` (:func:`load_config`) with its options built and checked
         (:class:`PokerbotError` naming the file for an option of the wrong kind)."""
+        from pokerbot.schema import build, take
+
         data, source = load_config(spec)
-        try:
-            cfg = DataConfig(**data["leafnet"], **data.get("data", {})).check()
-            features = FeatureSpec(**data.get("features", {}))
-            tcfg = TrainConfig(**data.get("train", {})).check()
-        except TypeError as exc:
-            raise PokerbotError(f"{source}: {exc}") from None
+        sections = {key: take(data, key, dict, {}, source) for key in ("leafnet", "data", "features", "train")}
+        cfg = build(DataConfig, {**sections["leafnet"], **sections["data"]}, f"{source} [leafnet]/[data]").check()
+        features = build(FeatureSpec, sections["features"], f"{source} [features]")
+        tcfg = build(TrainConfig, sections["train"], f"{source} [train]").check()
         return cls(cfg, features, tcfg, source)
 
     def run_dir(self, directory: str | os.PathLike[str] | None = None) -> Path:

@@ -151,6 +151,12 @@ _real_lbr_chunk = experiment.lbr_chunk
     ("game = = 'kuhn'\n", "not valid TOML"),
     ("game = 'kuhn'\nvalue = 'blueprint'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "value"),
     ("game = 'kuhn'\nvalue = 'magic'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n", "value"),
+    # types are strict: no silent coercion of a string to a boolean, nor of a table to a list
+    ("game = 'kuhn'\nduplicate = 'false'\nround_robin = true\n[agents]\na = 'call'\nb = 'raise'\n",
+     "duplicate must be true or false"),
+    ("game = 'kuhn'\nlbr = 5\n[agents]\na = 'call'\n", "lbr must be a list"),
+    ("game = 'kuhn'\n[agents]\na = 'call'\n[[lbr]]\nagent = 'a'\nall_in = 1\n", "all_in must be true or false"),
+    ("game = 'kuhn'\n[agents]\na = 'call'\n[[lbr]]\nagent = 'a'\nfractions = ['x']\n", "fractions must be"),
 ])
 def test_bad_experiment_files_are_one_line_errors(tmp_path: Path, capsys, text: str, message: str):
     cfg = tmp_path / "bad.toml"

@@ -190,6 +190,19 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
         RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"sizes": "half pot please"}}})
     with pytest.raises(RealtimeConfigError, match="no real-time config"):
         RealtimeConfig.load(tmp_path / "missing.toml")
+    # values are typed and ranged, round numbers those of the game
+    for data, message in (({"round": {"1": {"iterations": "many"}}}, "iterations must be a whole number"),
+                          ({"round": {"1": {"drop_half": "false"}}}, "drop_half must be true or false"),
+                          ({"round": {"1": {"itrations": 5}}}, r"\[round.1\]: unknown key"),
+                          ({"round": {"x": {}}}, "rounds are numbered"),
+                          ({"seed": 1.7}, "seed must be a whole number"),
+                          ({"action_time_limit": float("nan")}, "action_time_limit must be a number"),
+                          ({"hand_time_limit": -1}, "hand_time_limit must be in"),
+                          ({"leaves": {"k": True}}, "k must be a whole number")):
+        with pytest.raises(RealtimeConfigError, match=message):
+            RealtimeConfig.from_dict({"blueprint": "x", **data})
+    with pytest.raises(RealtimeConfigError, match=r"\[round.3\]: leduc-nl has rounds 0..1"):
+        RealtimeAgent(RealtimeConfig.from_dict({"blueprint": "x", "round": {"3": {"mode": "solve"}}}), blueprint)
     with pytest.raises(PokerbotError, match="config="):
         make_agent(load_game("leduc-nl"))
     assert RealtimeConfig.load("hunl-tiny").round(1).depth_limit == 0

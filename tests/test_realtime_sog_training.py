@@ -79,8 +79,19 @@ def test_configs_are_validated(tmp_path: Path) -> None:
     assert load_config("sog-leduc-nl").game == "leduc-nl"
     bad = tmp_path / "bad.toml"
     bad.write_text('[sog]\ngame = "leduc"\nbatchsize = 3\n')
-    with pytest.raises(SoGError, match="unknown keys"):
+    with pytest.raises(SoGError, match="unknown key.*'batchsize'"):
         load_config(str(bad))
+    bad.write_text('name = "x"\n[sgo]\nsteps = 5\n')  # a misspelt table is refused, not trained with defaults
+    with pytest.raises(SoGError, match="unknown key.*'sgo'"):
+        load_config(str(bad))
+    bad.write_text('name = "x"\n[game]\nname = "kuhn"\n[mccfr]\niterations = 10\n')  # a blueprint config
+    with pytest.raises(SoGError, match="unknown key"):
+        load_config(str(bad))
+    for text, key in (('steps = "many"', "steps must be a whole number"), ("seed = 1.7", "seed must be a whole"),
+                      ("lr = nan", "lr must be a number")):
+        bad.write_text(f'[sog]\ngame = "leduc"\n{text}\n')
+        with pytest.raises(SoGError, match=key):
+            load_config(str(bad))
     bad.write_text('[sog]\ngame = "leduc"\nepsilon = 2.0\n')
     with pytest.raises(SoGError, match="epsilon"):
         load_config(str(bad))

@@ -68,8 +68,10 @@ def _validate(args: argparse.Namespace) -> None:
     rules = [r.strip() for r in args.rule.split(",") if r.strip()]
     if not rules or any(r not in RAKE_RULES for r in rules):
         raise PokerbotError(f"--rule must list some of {', '.join(RAKE_RULES)}, got {args.rule!r}")
-    if args.subgame_time is not None and args.subgame_time <= 0:
-        raise PokerbotError(f"--subgame-time must be positive, got {args.subgame_time}")
+    from pokerbot.commands._args import number
+
+    number("--subgame-time", args.subgame_time, 0.0, 86_400.0, low_open=True)  # nan and inf refused too
+    number("--full-time", args.full_time, 0.0, 86_400.0)
     if args.full_start not in ("blueprint", "search"):
         raise PokerbotError(f"--full-start must be 'blueprint' or 'search', got {args.full_start!r}")
     if args.full_time < 0 or args.seeds < 1 or args.polish < 0:

@@ -105,17 +105,15 @@ class TrainConfig:
 
 def load_config(name_or_path: str) -> TrainConfig:
     """Read a ``[sog]`` table (flat keys as in :class:`TrainConfig`). Raises :class:`SoGError`."""
+    from pokerbot.schema import build, check_keys, take
+
     path, data = read_toml_config(name_or_path, SoGError)
-    table = dict(data.get("sog", {}))
-    table.setdefault("name", data.get("name", path.stem))
-    known = {f.name: f.type for f in dataclasses.fields(TrainConfig)}
-    unknown = sorted(set(table) - set(known))
-    if unknown:
-        raise SoGError(f"config {str(path)!r}: unknown keys {unknown}")
-    try:
-        return TrainConfig(**table)
-    except TypeError as exc:
-        raise SoGError(f"config {str(path)!r}: {exc}") from None
+    check_keys(data, ("name", "sog"), str(path), SoGError)  # a misspelt [sgo], a blueprint config: refused
+    if "sog" not in data:
+        raise SoGError(f"{path}: no [sog] table: not a Student of Games config (see configs/sog-leduc.toml)")
+    table = dict(take(data, "sog", dict, where=str(path), error=SoGError))
+    table.setdefault("name", take(data, "name", str, path.stem, str(path), SoGError))
+    return build(TrainConfig, table, f"{path} [sog]", SoGError)
 
 
 def load_network(path: str | os.PathLike[str]) -> tuple[CVPN, dict[str, Any]]:
@@ -356,7 +354,7 @@ class Trainer:
         The run directory is held for the run: a second training on it stops at once (LockedError)."""
         from pokerbot.files import exclusive
 
-        self.directory.mkdir(parents=True, exist_ok=True)
+        self.directory.parent.mkdir(parents=True, exist_ok=True)
         with exclusive(self.directory, "the run directory"):
             return self._train(steps, progress, on_unit)
 
