@@ -10,9 +10,16 @@ The baselines every evaluation runs against, each playing every shipped game:
   opponent hand; folds when the equity is below the pot odds, raises pot-size
   when it is at least ``raise`` (0.65), otherwise checks or calls.
 
-A spec is a built-in name or ``package.module:factory``, optionally followed by
-``?key=value&key2=value2``; a factory is called as
-``factory(game=game, seed=seed, **options)`` with the option values as strings.
+A spec is an agent's name, optionally followed by ``?key=value&key2=value2``; a
+factory is called as ``factory(game=game, seed=seed, **options)`` with the option
+values as strings. The names are those of :func:`registered_agents`: the
+baselines above, the project's agents (``blueprint``, ``realtime``, ``sog``, also
+spelt as their ``package.module:factory``), and any a package registers under the
+``pokerbot.agents`` entry-point group. A spec never imports other code:
+``package.module:factory`` naming an unregistered callable is refused unless the
+user opts in (``pokerbot --allow-any-agent``, or ``POKERBOT_ALLOW_ANY_AGENT=1``),
+since a shared evaluation file could otherwise call anything importable
+(``logging:basicConfig?filename=...`` truncates a file).
 
 >>> from pokerbot.gamedef import load_game
 >>> from pokerbot.matchstate import parse_matchstate
@@ -27,6 +34,7 @@ A spec is a built-in name or ``package.module:factory``, optionally followed by
 from __future__ import annotations
 
 import importlib
+import os
 import random
 from collections import OrderedDict
 from collections.abc import Callable
@@ -309,17 +317,77 @@ def parse_spec(spec: str) -> tuple[str, dict[str, str]]:
     return name, options
 
 
+#: The project's agents above the baselines, by name: ``package.module:factory`` (imported when used).
+PROJECT_AGENTS: dict[str, str] = {
+    "blueprint": "blueprint.agent:make_agent",
+    "realtime": "realtime.agent:make_agent",
+    "sog": "realtime.sog.agent:make_agent",
+}
+
+#: The entry-point group through which a package registers agent factories (name = "package.module:factory").
+ENTRY_POINT_GROUP = "pokerbot.agents"
+
+#: Set to ``1`` to let a spec import any ``package.module:factory`` (``pokerbot --allow-any-agent`` sets it).
+ALLOW_ANY_ENV = "POKERBOT_ALLOW_ANY_AGENT"
+
+
+def registered_agents() -> dict[str, str]:
+    """Every agent name a spec may use, other than the baselines: the project's and the entry points',
+    each mapped to its ``package.module:factory``.
+
+    >>> registered_agents()["blueprint"]
+    'blueprint.agent:make_agent'
+    """
+    from importlib.metadata import entry_points
+
+    found = dict(PROJECT_AGENTS)
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
+        found.setdefault(ep.name, ep.value)
+    return found
+
+
+def any_agent_allowed() -> bool:
+    """Whether the user opted in to specs naming any importable factory."""
+    return os.environ.get(ALLOW_ANY_ENV, "") not in ("", "0")
+
+
+def resolve_spec_name(name: str) -> str | None:
+    """The built-in name or ``package.module:factory`` a spec's ``name`` stands for, or None if it names nothing
+    a spec may use (an unregistered factory without the opt-in; :func:`make_agent` says which)."""
+    if name in BUILTIN:
+        return name
+    registered = registered_agents()
+    if name in registered:
+        return registered[name]
+    if ":" in name and (name in registered.values() or any_agent_allowed()):
+        return name
+    return None
+
+
 def make_agent(spec: str, game: GameDef, seed: int | None = None) -> Agent:
     """The agent named by ``spec`` (see the module docstring) for ``game``, seeded with ``seed``.
 
     >>> from pokerbot.gamedef import load_game
     >>> make_agent("random?name=r1", load_game("kuhn"), seed=3).name
     'r1'
+    >>> make_agent("logging:basicConfig?filename=x", load_game("kuhn"))
+    Traceback (most recent call last):
+    pokerbot.bots.AgentSpecError: agent spec 'logging:basicConfig?filename=x': logging:basicConfig is not a registered agent factory (registered: random, call, always-call, raise, always-raise, equity, blueprint, realtime, sog); to run it anyway, opt in with pokerbot --allow-any-agent (or POKERBOT_ALLOW_ANY_AGENT=1)
     """
-    name, options = parse_spec(spec)
+    spec_name, options = parse_spec(spec)
+    name = resolve_spec_name(spec_name)
+    if name is None and ":" in spec_name:
+        names = ", ".join([*BUILTIN, *registered_agents()])
+        raise AgentSpecError(f"agent spec {spec!r}: {spec_name} is not a registered agent factory (registered: "
+                             f"{names}); to run it anyway, opt in with pokerbot --allow-any-agent "
+                             f"(or {ALLOW_ANY_ENV}=1)")
+    if name is None:
+        raise AgentSpecError(
+            f"unknown agent {spec_name!r}: use one of {', '.join([*BUILTIN, *registered_agents()])}"
+        )
     if name in BUILTIN:
         factory = BUILTIN[name]
-    elif ":" in name:
+    else:
         module_name, _, attr = name.partition(":")
         try:
             module = importlib.import_module(module_name)
@@ -329,16 +397,12 @@ def make_agent(spec: str, game: GameDef, seed: int | None = None) -> Agent:
         if not callable(found):
             raise AgentSpecError(f"agent spec {spec!r}: {module_name} has no callable {attr!r}")
         factory = found
-    else:
-        raise AgentSpecError(
-            f"unknown agent {name!r}: use one of {', '.join(BUILTIN)} or package.module:factory"
-        )
     try:
         agent = factory(game=game, seed=seed, **options)
     except TypeError as exc:
         raise AgentSpecError(f"agent spec {spec!r}: {exc}") from exc
     if not isinstance(agent, Agent):
         raise AgentSpecError(f"agent spec {spec!r} built a {type(agent).__name__}, not an Agent")
-    if "name" not in options and name in BUILTIN:
-        agent.name = name
+    if "name" not in options and spec_name in BUILTIN:
+        agent.name = spec_name
     return agent

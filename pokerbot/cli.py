@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"pokerbot {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
+    parser.add_argument("--allow-any-agent", action="store_true",
+                        help="let agent specs import any package.module:factory, not only registered agents "
+                             "(runs that code: only for specs you trust)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, module in command_modules().items():
         p = sub.add_parser(name, help=module.HELP, description=module.HELP,
@@ -140,6 +143,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     _refuse_swallowed_values(args)
+    if args.allow_any_agent:
+        from pokerbot.bots import ALLOW_ANY_ENV
+
+        os.environ[ALLOW_ANY_ENV] = "1"  # ray workers and subprocesses inherit it
     interrupts.reset()
     try:
         with interrupts.stop_signals_raise():

@@ -8,8 +8,10 @@ import pytest
 
 from evaluation.match import play_match
 from pokerbot.agent import Agent
-from pokerbot.bots import AgentSpecError, EquityAgent, RandomAgent, make_agent, parse_spec, pot_raise
+from pokerbot.bots import (AgentSpecError, EquityAgent, RandomAgent, make_agent, parse_spec, pot_raise,
+                          registered_agents)
 from pokerbot.cards import parse_cards
+from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import SHIPPED_GAMES, load_game
 from pokerbot.matchstate import MatchState, parse_matchstate
 from pokerbot.state import CALL, FOLD, ActionType, State, raise_to
@@ -141,9 +143,27 @@ def test_make_agent_specs() -> None:
     assert parse_spec("equity?samples=10&raise=0.8") == ("equity", {"samples": "10", "raise": "0.8"})
     eq = make_agent("equity?samples=10&raise=0.8", game, seed=1)
     assert isinstance(eq, EquityAgent) and eq.samples == 10 and eq.raise_at == 0.8 and eq.name == "equity"
+    assert make_agent("always-call", game).name == "always-call"
+
+
+def test_only_registered_factories_run_without_the_opt_in(tmp_path, monkeypatch) -> None:
+    """A spec from a shared file must not call arbitrary code: ``logging:basicConfig?filename=X&filemode=w``
+    truncated X. Unregistered factories are refused, registered ones (by name or module:factory) run, and the
+    opt-in lets any factory run."""
+    game = load_game("leduc")
+    victim = tmp_path / "precious.txt"
+    victim.write_text("keep me")
+    monkeypatch.delenv("POKERBOT_ALLOW_ANY_AGENT", raising=False)
+    for spec in (f"logging:basicConfig?filename={victim}&filemode=w", "pokerbot.bots:RandomAgent?name=mine"):
+        with pytest.raises(AgentSpecError, match="not a registered agent factory.*--allow-any-agent"):
+            make_agent(spec, game, seed=2)
+    assert victim.read_text() == "keep me"
+    assert "blueprint" in registered_agents() and "sog" in registered_agents()
+    with pytest.raises(PokerbotError, match="path"):  # registered: imported and called (it needs a path)
+        make_agent("blueprint.agent:make_agent", game)
+    monkeypatch.setenv("POKERBOT_ALLOW_ANY_AGENT", "1")  # the opt-in (negative control: the same spec now runs)
     ext = make_agent("pokerbot.bots:RandomAgent?name=mine", game, seed=2)
     assert isinstance(ext, RandomAgent) and ext.name == "mine"
-    assert make_agent("always-call", game).name == "always-call"
 
 
 def test_equity_agent_cache_size_from_a_spec_plays() -> None:
@@ -168,7 +188,8 @@ def test_equity_agent_cache_size_from_a_spec_plays() -> None:
         ("", "empty"),
     ],
 )
-def test_bad_specs_raise_named_errors(spec: str, match: str) -> None:
+def test_bad_specs_raise_named_errors(spec: str, match: str, monkeypatch) -> None:
+    monkeypatch.setenv("POKERBOT_ALLOW_ANY_AGENT", "1")  # import errors are named even where imports are allowed
     with pytest.raises(AgentSpecError, match=match):
         make_agent(spec, load_game("kuhn"))
 

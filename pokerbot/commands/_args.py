@@ -30,11 +30,11 @@ class ArgumentError(PokerbotError, ValueError):
 
 
 def agent_spec(name: str, spec: str) -> str:
-    """An agent spec of a usable form: a built-in bot or ``package.module:factory``, options after ``?``.
+    """An agent spec naming an agent a spec may use (:func:`pokerbot.bots.resolve_spec_name`), options after ``?``.
 
-    Only the form is checked here (a factory is imported when the agent is made).
+    Only the name is checked here (a factory is imported when the agent is made).
     """
-    from pokerbot.bots import BUILTIN, parse_spec
+    from pokerbot.bots import ALLOW_ANY_ENV, BUILTIN, parse_spec, registered_agents, resolve_spec_name
 
     try:
         base, _ = parse_spec(spec)
@@ -43,9 +43,12 @@ def agent_spec(name: str, spec: str) -> str:
     module, colon, factory = base.partition(":")
     if colon and not (module and factory):
         raise ArgumentError(f"{name}: agent spec {spec!r} needs package.module:factory")
-    if not colon and base not in BUILTIN:
-        raise ArgumentError(f"{name}: unknown agent {base!r}: use one of {', '.join(BUILTIN)} "
-                            f"or package.module:factory")
+    if resolve_spec_name(base) is None:
+        known = ", ".join([*BUILTIN, *registered_agents()])
+        if colon:
+            raise ArgumentError(f"{name}: {base} is not a registered agent factory (registered: {known}); to run "
+                                f"it anyway, opt in with pokerbot --allow-any-agent (or {ALLOW_ANY_ENV}=1)")
+        raise ArgumentError(f"{name}: unknown agent {base!r}: use one of {known}")
     return spec
 
 
