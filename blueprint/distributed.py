@@ -11,9 +11,10 @@ regret matching's bound. (Summing them instead lets every worker climb back
 from the same negative regret and the sum overshoots: on Leduc, two workers
 summing reached NashConv 0.12 after 400k iterations where one process reaches
 0.037; averaging reached 0.030-0.036 for 1k-50k iterations between merges.)
-A worker's streams depend only on (seed, epoch, worker), so a
-distributed run is reproducible and resumes exactly from a checkpoint taken
-between epochs. Local ray by default; ``ray_address`` joins a cluster (the
+A worker's streams depend only on (seed, the epoch's first iteration, worker), so
+a distributed run is reproducible and resumes exactly from a checkpoint taken
+between epochs. Epochs are cut short where the run must stop (its
+``iterations``, each ``checkpoint_every``), so both are met exactly. Local ray by default; ``ray_address`` joins a cluster (the
 workers must be able to import this package there).
 
 Footprint on a small machine: a local ray of ``workers`` CPUs, no dashboard
@@ -74,20 +75,30 @@ def _start(trainer: Trainer) -> dict[str, Any]:
     return {"ray": ray, "workers": workers}
 
 
-def run_epoch(trainer: Trainer) -> int:
-    """One epoch of ``workers x sync_every`` iterations; returns the iterations done."""
+def epoch_size(trainer: Trainer) -> int:
+    """Iterations of a whole epoch: ``workers x sync_every``."""
+    return trainer.config.workers * trainer.config.sync_every
+
+
+def run_epoch(trainer: Trainer, count: int | None = None) -> int:
+    """One epoch of ``count`` iterations (default and most: ``workers x sync_every``), split as evenly as can be
+    between the workers; returns the iterations done. A run's last epoch, and the one before each checkpoint,
+    may be short, so that ``iterations`` and ``checkpoint_every`` are met exactly."""
     if trainer._ray is None:
         trainer._ray = _start(trainer)
     ray = trainer._ray["ray"]
     workers = trainer._ray["workers"]
     cfg = trainer.config
-    per = cfg.sync_every
     w_n = len(workers)
-    epoch = trainer.iteration // (per * w_n)
+    count = epoch_size(trainer) if count is None else min(int(count), epoch_size(trainer))
+    if count < 1:
+        return 0
+    shares = [count // w_n + (1 if i < count % w_n else 0) for i in range(w_n)]
     t0 = trainer.iteration
     r_ref = ray.put(trainer.regret)
     s_ref = ray.put(trainer.ssum)
-    futures = [w.run.remote(r_ref, s_ref, t0, per, epoch * w_n + i) for i, w in enumerate(workers)]
+    # streams unique to (epoch start, worker): t0 grows with every epoch, whole or short
+    futures = [w.run.remote(r_ref, s_ref, t0, shares[i], t0 * w_n + i) for i, w in enumerate(workers) if shares[i]]
     results = ray.get(futures)
     d_regret = np.zeros_like(trainer.regret)
     for r, s in results:  # worker order: deterministic sums
@@ -95,7 +106,7 @@ def run_epoch(trainer: Trainer) -> int:
         trainer.ssum += s
     trainer.regret += d_regret / w_n  # the mean of the workers' regret changes (see the module docstring)
     np.maximum(trainer.regret, cfg.regret_floor, out=trainer.regret)
-    t1 = t0 + per * w_n
+    t1 = t0 + count
     every = cfg.discount_every
     if every > 0:
         for k in range(t0 // every + 1, t1 // every + 1):

@@ -117,12 +117,17 @@ class Trainer:
                        self.trav_rng, self._params, self.tree.max_depth, self.tree.max_actions, rounds - 1)
         self.iteration += count
 
+    def _epoch_size(self) -> int:
+        from blueprint.distributed import epoch_size
+
+        return epoch_size(self)
+
     def _advance(self, count: int) -> int:
-        """Advance by up to ``count`` iterations (whole epochs when distributed); return how many."""
+        """Advance by ``count`` iterations (distributed: one epoch of at most ``count``); return how many."""
         if self.use_ray:
             from blueprint.distributed import run_epoch
 
-            return run_epoch(self)
+            return run_epoch(self, count)
         self.step(count)
         return count
 
@@ -251,7 +256,9 @@ class Trainer:
                 while self.iteration < total and not stop.is_set():
                     if stop_after is not None and self.iteration - start_iter >= stop_after:
                         break
-                    n = min(cfg.chunk, total - self.iteration)
+                    n = min(cfg.chunk if not self.use_ray else self._epoch_size(), total - self.iteration)
+                    if self.directory is not None:  # checkpoints fall exactly every checkpoint_every
+                        n = min(n, last_ckpt + cfg.checkpoint_every - self.iteration)
                     if stop_after is not None:
                         n = min(n, start_iter + stop_after - self.iteration)
                     done = self._advance(n)

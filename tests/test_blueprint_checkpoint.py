@@ -150,3 +150,42 @@ def test_train_cli_runs_and_resumes(tmp_path: Path, capsys, monkeypatch):
     (tmp_path / "blueprints" / "k" / "checkpoint.npz").write_bytes(b"garbage")
     assert main(["train", str(conf), "--no-progress"]) == 1
     assert "not a readable checkpoint" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("workers", [1, pytest.param(2, marks=pytest.mark.slow)])  # 2: ray start-ups, ~30 s
+def test_runs_meet_iterations_and_checkpoints_exactly(workers: int, tmp_path) -> None:
+    """A run stops at its iteration count and checkpoints at every checkpoint_every, with ray workers too (not at
+    the next whole epoch: 300,000 once ran 500,000); a run stopped at a checkpoint resumes to the same arrays."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+    from pokerbot.npz import load_checked
+
+    cfg = BlueprintConfig(name="exact", game="kuhn", iterations=3_500, workers=workers, sync_every=1_000,
+                          checkpoint_every=1_500, chunk=1_000)
+    whole = Trainer(cfg, directory=tmp_path / "whole")
+    split = Trainer(cfg, directory=tmp_path / "split")
+    saved = []
+    real_save = Trainer.save_checkpoint
+
+    def record(self, path=None):  # type: ignore[no-untyped-def]
+        saved.append(self.iteration)
+        return real_save(self, path)
+
+    try:
+        Trainer.save_checkpoint = record  # type: ignore[method-assign]
+        result = whole.train(progress=False)
+        assert whole.iteration == 3_500 and result.iterations == 3_500
+        assert saved == [1_500, 3_000, 3_500]
+        split.train(1_500, progress=False)
+        meta, _ = load_checked(tmp_path / "split" / "checkpoint.npz", "checkpoint")
+        assert meta["iteration"] == 1_500
+        split.close()
+        resumed = Trainer(cfg, directory=tmp_path / "split")
+        resumed.train(progress=False)
+        assert resumed.iteration == 3_500
+        assert np.array_equal(resumed.regret, whole.regret) and np.array_equal(resumed.ssum, whole.ssum)
+        resumed.close()
+    finally:
+        Trainer.save_checkpoint = real_save  # type: ignore[method-assign]
+        whole.close()
+        split.close()

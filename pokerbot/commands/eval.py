@@ -47,5 +47,8 @@ def run(args: argparse.Namespace) -> int:
         exp.workers = args.workers
     if args.ray_address is not None:
         exp.ray_address = args.ray_address
+    from pokerbot.resources import cap_workers
+
+    exp.workers = cap_workers(exp.workers, "workers", exp.ray_address)
     run_experiment(exp, progress=not args.no_progress)
     return 0

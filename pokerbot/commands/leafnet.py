@@ -40,6 +40,9 @@ def run(args: argparse.Namespace) -> int:
         config.data.workers = args.workers
     if args.ray_address is not None:
         config.data.address = args.ray_address
+    from pokerbot.resources import cap_workers
+
+    config.data.workers = cap_workers(config.data.workers, "workers", config.data.address)
     bar = None
     if not args.no_progress:
         from tqdm import tqdm

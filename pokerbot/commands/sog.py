@@ -70,6 +70,9 @@ def _train(args: argparse.Namespace) -> int:
             cfg = cfg.replace(**changes)
         except TypeError as exc:
             raise SoGError(str(exc)) from None
+    from pokerbot.resources import cap_workers
+
+    cfg = cfg.replace(workers=cap_workers(cfg.workers, "workers", cfg.ray_address))
     directory = args.dir or pokerbot_home() / "sog" / plain_name(cfg.name, "config name")
     if args.fresh:
         from pathlib import Path
@@ -105,6 +108,9 @@ def _eval(args: argparse.Namespace) -> int:
         raise SoGError(f"--exact-iterations must be positive, got {args.exact_iterations}")
     if args.workers < 0:
         raise SoGError(f"--workers must be >= 0, got {args.workers}")
+    from pokerbot.resources import cap_workers
+
+    args.workers = cap_workers(args.workers, "--workers")
     searches = args.search or [(10, 1.0), (100, 1.0)]
     checkpoint = None
     if args.checkpoint:

@@ -104,6 +104,12 @@ def _solve(args: argparse.Namespace) -> int:
 
     game = load_game(args.game)
     menu = menu_from_args(args, game)
+    from pokerbot.resources import check_memory
+    from pokerbot.solver.tree import estimate_size
+
+    nodes, slots, need = estimate_size(game, menu)  # HUNL's tree would grow until the machine gives out
+    check_memory(need, f"solving {game.name} whole ({nodes:,} public nodes, {slots:,} strategy entries)",
+                 "solve a smaller game, or a spot of it with `pokerbot spot`")
     start = time.perf_counter()
     tree = build_tree(game, menu)
     print(f"{game.name}: {tree.num_nodes:,} nodes, {tree.num_hands[0]:,} hands per player, "

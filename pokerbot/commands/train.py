@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
         changes["checkpoint_every"] = args.checkpoint_every
     if changes:
         cfg = cfg.replace(**changes)
+    from pokerbot.resources import cap_workers
+
+    cfg = cfg.replace(workers=cap_workers(cfg.workers, "workers", cfg.ray_address))
     if args.dir is None:
         writable_directory("the run directory", blueprint_dir(cfg.name))
     print(f"{cfg.name}: building the abstract game of {cfg.game} ({cfg.cards} cards, {cfg.actions} actions)",

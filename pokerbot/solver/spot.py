@@ -63,6 +63,7 @@ from pokerbot.cards import format_card, format_cards, parse_cards
 from pokerbot.errors import CardError, SolverError
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.ranges import HANDS, RangeError, parse_range
+from pokerbot.resources import MEMORY_FRACTION, available_memory
 from pokerbot.solver import kernels as K
 from pokerbot.solver import payoffs
 from pokerbot.solver.cfr import COMPRESSED, Solver
@@ -372,7 +373,7 @@ class Spot:
         ranges = (self.weights[0][hands[0]], self.weights[1][hands[1]])
         compressed = isinstance(dtype, str) and dtype == COMPRESSED
         need = tree.memory_bytes(2, 2 if compressed else np.dtype(dtype).itemsize)
-        limit = max_memory if max_memory is not None else int(0.8 * _available_memory())
+        limit = max_memory if max_memory is not None else int(MEMORY_FRACTION * available_memory())
         if need > limit:
             raise SpotError(f"the spot's tree needs about {need / 2**20:,.0f} MiB ({tree.num_nodes:,} nodes, "
                             f"{tree.num_slots:,} entries), more than the {limit / 2**20:,.0f} MiB allowed; "
@@ -422,17 +423,6 @@ def _image_indices(g: Sequence[int]) -> np.ndarray:
 
 
 _SUIT_IMAGE = {g: _image_indices(g) for g in itertools.permutations(range(4))}
-
-
-def _available_memory() -> int:
-    try:
-        with open("/proc/meminfo") as f:
-            for line in f:
-                if line.startswith("MemAvailable:"):
-                    return int(line.split()[1]) * 1024
-    except OSError:
-        pass
-    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
 
 
 # --- the solution -----------------------------------------------------------------------------------

@@ -603,3 +603,41 @@ def _fold_tables(t_hands: np.ndarray, o_hands: np.ndarray, same: np.ndarray) -> 
     rows = max(int(per_card.max()), 1)
     return (np.ascontiguousarray(t_hands.T, dtype=np.uint32), card_hands(np.ascontiguousarray(o_hands), rows),
             np.where(same >= 0, same, no).astype(np.uint32))
+
+
+def estimate_size(game: GameDef, bet_menu: BetMenuFn | None = None) -> tuple[int, int, int]:
+    """``(public nodes, strategy entries, bytes)`` of the whole game's public tree and a solver on it, estimated
+    from its betting tree (no cards: seconds even for HUNL) before anything large is built.
+
+    Each betting node of round ``r`` is counted once per board dealt by then and each decision's actions once
+    per hand of the deck (the vectors hold every hand, blocked ones masked); bytes are three solver arrays an
+    entry (regrets, sums, strategy) at the dtype the solver picks, and a few arrays a node.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> nodes, slots, size = estimate_size(load_game("kuhn"))
+    >>> build_tree(load_game("kuhn")).num_slots == slots
+    True
+    """
+    from math import comb
+
+    from pokerbot.solver.cfr import storage_dtype
+
+    menu = bet_menu if bet_menu is not None else default_menu(game)
+    root = betting_tree(State.initial(game), menu)
+    boards: list[int] = []  # per round: the boards dealt by then
+    on_board = 0
+    for r in range(game.num_rounds):
+        boards.append((boards[-1] if boards else 1) * comb(game.deck_size - on_board, game.num_board_cards[r]))
+        on_board += game.num_board_cards[r]
+    hands = comb(game.deck_size, game.num_hole_cards)  # the vectors hold every hand (blocked ones masked)
+    nodes = slots = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        r = min(node.round, game.num_rounds - 1)
+        nodes += boards[r]
+        if node.kind == DECISION:
+            slots += boards[r] * len(node.actions) * hands
+        stack.extend(node.children)
+    itemsize = storage_dtype(slots).itemsize
+    return nodes, slots, 3 * itemsize * slots + 64 * nodes
