@@ -17,6 +17,7 @@ iterations.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -198,6 +199,23 @@ class Trainer:
         self.trav_rng = arrays["trav_rng"].astype(np.uint64).copy()
         self.iteration = iteration
 
+    def _resume(self) -> None:
+        """Load the run directory's checkpoint; never start over silently where a run has been before."""
+        assert self.directory is not None  # the caller's check
+        path = self.checkpoint_path
+        if path.is_file() and not path.is_symlink():
+            self.load_checkpoint()
+            return
+        fresh = "to start over, delete it (`pokerbot train --fresh` does)"
+        if os.path.lexists(path):
+            kind = "a dangling link" if path.is_symlink() and not path.exists() else (
+                "a link" if path.is_symlink() else "a directory" if path.is_dir() else "not a regular file")
+            raise CheckpointError(f"{path} is {kind}, not a checkpoint; {fresh}")
+        if (self.directory / "blueprint.npz").exists() and self.iteration == 0:
+            raise CheckpointError(f"{self.directory} holds a blueprint but no checkpoint.npz to resume it from: "
+                                  f"training would start over and replace it; give another --dir, or pass "
+                                  f"--fresh to retrain from scratch")
+
     def save_blueprint(self) -> Path:
         if self.directory is None:
             raise CheckpointError("this run has no directory")
@@ -236,8 +254,8 @@ class Trainer:
     def _train(self, iterations: int | None, resume: bool, evaluate: EvaluateFn | None, progress: bool,
                stop_after: int | None) -> TrainResult:
         total = self.config.iterations if iterations is None else int(iterations)
-        if resume and self.directory is not None and self.checkpoint_path.is_file():
-            self.load_checkpoint()
+        if resume and self.directory is not None:
+            self._resume()
         cfg = self.config
         stop = threading.Event()
         bar = None

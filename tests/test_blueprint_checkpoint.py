@@ -189,3 +189,31 @@ def test_runs_meet_iterations_and_checkpoints_exactly(workers: int, tmp_path) ->
         Trainer.save_checkpoint = real_save  # type: ignore[method-assign]
         whole.close()
         split.close()
+
+
+@pytest.mark.parametrize("damage", ["deleted", "dangling-link", "directory"])
+def test_training_never_starts_over_silently(damage: str, tmp_path, capsys) -> None:
+    """A run directory whose checkpoint is gone (its blueprint still there), a dangling link or a directory in
+    its place is refused with one line; --fresh retrains on purpose (hunl-tiny once silently retrained 2M
+    iterations over its blueprint)."""
+    from pokerbot.cli import main
+
+    conf = tmp_path / "k.toml"
+    conf.write_text('name = "k"\n[game]\nname = "kuhn"\n[mccfr]\niterations = 2000\n[run]\nchunk = 1000\n')
+    run = ["train", str(conf), "--dir", str(tmp_path / "run"), "--no-progress"]
+    assert main(run) == 0
+    ckpt = tmp_path / "run" / "checkpoint.npz"
+    ckpt.unlink()
+    if damage == "dangling-link":
+        ckpt.symlink_to(tmp_path / "nowhere.npz")
+    elif damage == "directory":
+        ckpt.mkdir()
+    capsys.readouterr()
+    before = (tmp_path / "run" / "blueprint.npz").read_bytes()
+    assert main(run + ["--iterations", "3000"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "pokerbot train: error:" in err and "--fresh" in err, err
+    assert (tmp_path / "run" / "blueprint.npz").read_bytes() == before  # untouched
+    if damage == "deleted":  # negative control: on purpose, it retrains
+        assert main(run + ["--fresh"]) == 0
+        assert "done: 2,000 iterations (2,000 new" in capsys.readouterr().out

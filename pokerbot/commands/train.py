@@ -63,7 +63,8 @@ def run(args: argparse.Namespace) -> int:
         if args.fresh and trainer.checkpoint_path.is_file():
             trainer.checkpoint_path.unlink()
         evaluate = small_game_evaluator(trainer) if cfg.eval_every else None
-        result = trainer.train(args.iterations, evaluate=evaluate, progress=not args.no_progress)
+        result = trainer.train(args.iterations, resume=not args.fresh, evaluate=evaluate,
+                               progress=not args.no_progress)
     finally:
         trainer.close()
     state = "interrupted, checkpoint saved" if result.interrupted else "done"
