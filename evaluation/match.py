@@ -87,10 +87,12 @@ class MatchResult:
         return self.hands / self.seconds if self.seconds > 0 else math.inf
 
     def summary(self) -> str:
-        """One line: A's result against B."""
+        """One line: A's result against B (no figures when no hand finished: a mean of nothing is not a result)."""
         mode = " duplicate" if self.duplicate else ""
         how = "over ACPC" if self.over_acpc else "in-process"
         a, b = self.names
+        if not self.hands:
+            return f"{a} vs {b} ({self.game.name}, {how}{mode}): no hands finished"
         return (
             f"{a} vs {b} ({self.game.name}, {how}{mode}): {a} {self.win_rate}, "
             f"{self.hands_per_second:,.0f} hands/s"

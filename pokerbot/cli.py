@@ -106,6 +106,9 @@ def error_message(exc: BaseException) -> str:
     """The one-line message a user sees for ``exc``."""
     if isinstance(exc, PokerbotError):
         return one_line(str(exc))
+    if isinstance(exc, MemoryError):
+        return ("not enough memory for this job: ask for less (fewer hands or iterations, a smaller game or "
+                "abstraction)")
     if isinstance(exc, OSError):
         where = f" {exc.filename!r}" if exc.filename else ""
         return one_line(f"{exc.strerror or exc}{where}" if exc.strerror else str(exc))

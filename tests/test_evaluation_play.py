@@ -10,6 +10,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -534,3 +535,76 @@ def test_app_answers_the_loopback_address_it_serves(tmp_path: Path, host: str, h
     with TestClient(create_app(session, host=host)) as c:
         assert c.get("/api/state", headers={"Host": header}).status_code == 200
         assert c.get("/api/state", headers={"Host": "10.0.0.1:8765"}).status_code == 400
+
+
+# --- hostile request bodies and a clean stop (issue 30 §6) ---------------------------------------------------
+
+
+def test_app_refuses_hostile_bodies_with_400_or_413_and_a_json_error(client: Any) -> None:
+    from evaluation.play.server import MAX_BODY
+
+    s = _wait_for_turn(client)
+    hand, seq = s["hand"]["id"], s["hand"]["seq"]
+    log_before = client.get("/api/log").text
+    head = f'{{"hand": {hand}, "seq": {seq}, "kind": "raise", '
+    huge = "1" + "0" * 5000  # 10**5000, as a JSON integer
+    bad = [
+        (b"[" * 30000 + b"]" * 30000, 400, "nested too deeply"),  # under the size cap: the parser's recursion
+        (b"[" * 100000 + b"]" * 100000, 413, "over"),
+        (f'{head}"amount": [[[[[[[[[1]]]]]]]]]}}'.encode(), 400, "nested too deeply"),
+        (f'{{"hand": 1e400, "seq": {seq}, "kind": "call"}}'.encode(), 400, "out of range"),
+        (f'{head}"amount": 1e400}}'.encode(), 400, "out of range"),
+        (f'{head}"amount": {huge}}}'.encode(), 400, "integer too long"),
+        (f'{{"hand": {huge}, "seq": {seq}, "kind": "call"}}'.encode(), 400, "integer too long"),
+        (f'{head}"amount": NaN}}'.encode(), 400, "not a JSON number"),
+        (f'{head}"amount": "{"9" * 5000}"}}'.encode(), 400, "is not legal"),  # digits as a string
+        (f'{head}"amount": {10**25}}}'.encode(), 400, "is not legal"),
+        (f'{head}"amount": 400, "pad": "{"x" * MAX_BODY}"}}'.encode(), 413, "over"),
+        (b'{"hand": "\x80"}', 400, "malformed JSON"),  # not UTF-8
+    ]
+    for raw, status, words in bad:
+        r = client.post("/api/action", content=raw, headers={"Content-Type": "application/json"})
+        assert r.status_code == status, (raw[:60], r.status_code, r.text[:200])
+        assert words in r.json()["error"] and len(r.json()["error"]) < 200, r.json()["error"]
+        assert r.json()["state"]["hand"]["seq"] == seq
+    for path in ("/api/next", "/api/action"):  # a big body without a length (chunked) is cut off too
+        chunks = (b"x" * 4096 for _ in range(MAX_BODY // 4096 + 2))
+        r = client.post(path, content=chunks, headers={"Content-Type": "application/json"})
+        assert r.status_code == 413 and "over" in r.json()["error"]
+    assert client.get("/api/log").text == log_before
+    ok = client.post("/api/action", json={"hand": hand, "seq": seq, "kind": "call"})
+    assert ok.status_code == 200 and ok.json()["hand"]["seq"] == seq + 1
+
+
+def test_ctrl_c_with_a_page_open_is_one_line_and_exit_130(tmp_path: Path) -> None:
+    import signal
+    import socket
+
+    env = dict(os.environ, PYTHONPATH=str(ROOT))
+    cmd = [sys.executable, "-m", "pokerbot", "play", "--agent", "call", "--game", "kuhn", "--port", "0",
+           "--no-browser", "--log", str(tmp_path / "stop.log")]
+    proc = subprocess.Popen(cmd, cwd=tmp_path, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    polls: list[socket.socket] = []
+    try:
+        line = proc.stdout.readline()  # type: ignore[union-attr]
+        assert line.startswith("pokerbot play: http://127.0.0.1:"), line
+        url = line.split()[2]
+        with urllib.request.urlopen(url + "api/state", timeout=20) as r:
+            version = json.loads(r.read())["version"]
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        for _ in range(2):  # what an open page keeps waiting: long polls for a change that does not come
+            sock = socket.create_connection(("127.0.0.1", port), timeout=20)
+            sock.sendall(f"GET /api/state?since={version} HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".encode())
+            polls.append(sock)
+        time.sleep(1.0)  # the polls are waiting (were one not yet read, the stop would still be checked)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert (proc.returncode, err) == (130, "pokerbot play: interrupted\n")
+    for sock in polls:  # each waiting poll got its answer at the stop, not a 500 from a cancelled task
+        answer = sock.recv(65536)
+        sock.close()
+        assert not answer or answer.startswith(b"HTTP/1.1 200"), answer[:100]

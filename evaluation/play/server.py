@@ -13,6 +13,11 @@ Routes (all JSON but the page and the log):
   click deals once);
 - ``GET /api/log``: the ACPC log as text.
 
+Request bodies are small JSON objects: one over :data:`MAX_BODY` bytes gets 413, one
+nested deeper than :data:`MAX_DEPTH`, with an integer of more than :data:`MAX_DIGITS`
+digits, a number out of float range (``1e400``) or ``NaN``/``Infinity`` gets 400,
+each with a JSON ``{"error": ...}`` naming what was wrong (and the snapshot, as every refusal).
+
 The agent thinks in a worker thread (:meth:`PlaySession.run_bot`), so the page
 is served, and shows the thinking time, while it does. Requests must come with a
 loopback ``Host`` header and JSON bodies with ``Content-Type: application/json``,
@@ -38,9 +43,10 @@ import asyncio
 import contextlib
 import ipaddress
 import json
+import math
 import socket
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from importlib import resources
 from typing import Any
 
@@ -61,6 +67,70 @@ MAX_WAIT = 20.0
 POLL = 0.03
 #: ``Host`` headers the app answers (plus the address it serves on): a page elsewhere cannot reach it by DNS tricks.
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]")
+#: Largest request body read, in bytes (the page sends a few dozen); a larger one is answered 413.
+MAX_BODY = 64 * 1024
+#: Deepest nesting of arrays and objects in a request body (the page sends one flat object).
+MAX_DEPTH = 8
+#: Most digits of an integer in a request body (chip counts have a handful).
+MAX_DIGITS = 30
+
+
+class BodyTooLargeError(PlayError):
+    """A request body over :data:`MAX_BODY` bytes (answered 413)."""
+
+
+def parse_body(raw: bytes) -> Any:
+    """The JSON value of a request body; PlayError naming what is wrong with hostile or broken input.
+
+    Refused: malformed JSON, nesting deeper than :data:`MAX_DEPTH`, integers longer than
+    :data:`MAX_DIGITS` digits, numbers beyond float range and the non-standard ``NaN``/``Infinity``.
+
+    >>> parse_body(b'{"hand": 3, "amount": "400"}')
+    {'hand': 3, 'amount': '400'}
+    >>> for bad in (b"[" * 100000 + b"]" * 100000, b'{"hand": 1e400}', b'{"hand": ' + b"9" * 5000 + b"}",
+    ...             b'{"hand": NaN}', b'{"hand"'):
+    ...     try:
+    ...         parse_body(bad)
+    ...     except PlayError as exc:
+    ...         print(exc)
+    JSON nested too deeply (at most 8 levels)
+    number out of range: 1e400
+    integer too long: 5000 digits (at most 30)
+    not a JSON number: NaN
+    malformed JSON: Expecting ':' delimiter: line 1 column 8 (char 7)
+    """
+
+    def integer(text: str) -> int:
+        digits = len(text.lstrip("-"))
+        if digits > MAX_DIGITS:
+            raise PlayError(f"integer too long: {digits} digits (at most {MAX_DIGITS})")
+        return int(text)
+
+    def finite(text: str) -> float:
+        value = float(text)
+        if not math.isfinite(value):
+            raise PlayError(f"number out of range: {text[:24]}")
+        return value
+
+    def constant(text: str) -> Any:
+        raise PlayError(f"not a JSON number: {text}")
+
+    try:
+        value = json.loads(raw, parse_int=integer, parse_float=finite, parse_constant=constant)
+    except PlayError:
+        raise
+    except RecursionError:  # deeper than the interpreter's recursion limit
+        raise PlayError(f"JSON nested too deeply (at most {MAX_DEPTH} levels)") from None
+    except ValueError as exc:  # also bytes that are not UTF-8
+        raise PlayError(f"malformed JSON: {exc}") from None
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:  # iteratively: a deep value would overflow the recursion of str() or of a recursive walk
+        item, depth = stack.pop()
+        if isinstance(item, (dict, list)):
+            if depth > MAX_DEPTH:
+                raise PlayError(f"JSON nested too deeply (at most {MAX_DEPTH} levels)")
+            stack.extend((x, depth + 1) for x in (item.values() if isinstance(item, dict) else item))
+    return value
 
 
 def static_dir() -> str:
@@ -108,8 +178,13 @@ class _Driver:
                 await self.task
 
 
-def create_app(session: PlaySession, deal_first: bool = True, host: str = "127.0.0.1") -> Starlette:
-    """The ASGI app serving ``session`` on loopback ``host``; deals the first hand at start-up if none is in progress."""
+def create_app(session: PlaySession, deal_first: bool = True, host: str = "127.0.0.1",
+               stopping: Callable[[], bool] | None = None) -> Starlette:
+    """The ASGI app serving ``session`` on loopback ``host``; deals the first hand at start-up if none is in progress.
+
+    ``stopping()`` true (the server is shutting down) makes waiting ``/api/state`` requests answer at once,
+    so that a stop need not cancel them.
+    """
     driver = _Driver(session)
     page = static_dir()
 
@@ -126,17 +201,23 @@ def create_app(session: PlaySession, deal_first: bool = True, host: str = "127.0
             except ValueError:
                 return JSONResponse({"error": "since and wait must be numbers"}, status_code=400)
             deadline = time.monotonic() + wait
-            while session.version == version and time.monotonic() < deadline:
+            while session.version == version and time.monotonic() < deadline and not (stopping and stopping()):
                 await asyncio.sleep(POLL)
         return _snapshot_response(session)
 
     async def body(request: Request) -> dict[str, Any]:
+        length = request.headers.get("content-length", "")
+        too_large = BodyTooLargeError(f"request body over {MAX_BODY} bytes")
+        if length.isdigit() and (len(length) > 12 or int(length) > MAX_BODY):
+            raise too_large
         if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
             raise PlayError("send JSON with Content-Type: application/json")
-        try:
-            data = json.loads(await request.body())
-        except ValueError as exc:
-            raise PlayError(f"malformed JSON: {exc}") from None
+        raw = bytearray()
+        async for chunk in request.stream():  # a chunked body has no length to check first
+            raw += chunk
+            if len(raw) > MAX_BODY:
+                raise too_large
+        data = parse_body(bytes(raw))
         if not isinstance(data, dict):
             raise PlayError("send a JSON object")
         return data
@@ -198,7 +279,7 @@ def _snapshot_response(session: PlaySession) -> JSONResponse:
 
 
 def _error(session: PlaySession, exc: PlayError) -> JSONResponse:
-    status = 409 if isinstance(exc, StaleActionError) else 400
+    status = 409 if isinstance(exc, StaleActionError) else 413 if isinstance(exc, BodyTooLargeError) else 400
     return JSONResponse({"error": str(exc), "state": session.snapshot()}, status_code=status)
 
 
@@ -224,10 +305,45 @@ def url_of(sock: socket.socket) -> str:
 
 
 def serve(session: PlaySession, sock: socket.socket) -> None:
-    """Serve ``session`` on ``sock`` until interrupted (uvicorn, one process)."""
+    """Serve ``session`` on ``sock`` until a stop signal (uvicorn, one process); then raise it as
+    :class:`~pokerbot.interrupts.Interrupted`, so that the ``pokerbot`` command says ``interrupted`` in
+    one line and exits 128 + the signal (130 after Ctrl-C).
+
+    The stop is graceful and quiet: waiting ``/api/state`` requests answer at once (the app's ``stopping``),
+    so none is left for uvicorn to cancel (each cancelled one printed a ``CancelledError`` traceback).
+    uvicorn takes SIGINT and SIGTERM while it runs (a second Ctrl-C forces the exit) and raises them again
+    from inside its event loop once stopped; the handler here takes those and SIGHUP, and never raises
+    (an exception raised in the loop would be printed with the tasks it cancels).
+    """
+    import signal
+    import threading
+
     import uvicorn
 
+    from pokerbot import interrupts
+
     host = sock.getsockname()[0]
-    config = uvicorn.Config(create_app(session, host=host), log_level="warning", access_log=False, lifespan="on",
-                            timeout_graceful_shutdown=2)  # long-polls would hold a stop for MAX_WAIT
-    uvicorn.Server(config).run(sockets=[sock])
+    config = uvicorn.Config(create_app(session, host=host, stopping=lambda: server.should_exit),
+                            log_level="warning", access_log=False, lifespan="on",
+                            timeout_graceful_shutdown=5)  # a request still running after this is cancelled
+    server = uvicorn.Server(config)
+    stopped: list[int] = []
+
+    def stop(signum: int, frame: object) -> None:
+        stopped.append(signum)
+        if server.should_exit:
+            server.force_exit = True  # a second signal: stop waiting for requests
+        server.should_exit = True
+
+    old: dict[int, Any] = {}
+    if threading.current_thread() is threading.main_thread():
+        hup = getattr(signal, "SIGHUP", None)
+        old = {sig: signal.signal(sig, stop) for sig in interrupts.STOP_SIGNALS
+               if not (sig == hup and signal.getsignal(sig) is signal.SIG_IGN)}  # nohup: SIGHUP stays ignored
+    try:
+        server.run(sockets=[sock])
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+    if stopped:
+        raise interrupts.Interrupted(stopped[0])

@@ -86,6 +86,15 @@ _HOLDEM_STREETS = ("preflop", "flop", "turn", "river")
 _HEADER_TAG = "# pokerbot-play"
 
 
+def _clip(text: str, limit: int = 24) -> str:
+    """``text``, cut to ``limit`` characters with an ellipsis: a request's junk is not echoed whole.
+
+    >>> _clip("9" * 30, 5)
+    '99999…'
+    """
+    return text if len(text) <= limit else text[:limit] + "…"
+
+
 class PlayError(PokerbotError, ValueError):
     """An action or request the session refuses; the hand and the log are left as they were."""
 
@@ -487,7 +496,7 @@ class PlaySession:
         if kind in ("call", "check"):
             return CALL
         if kind not in ("raise", "bet"):
-            raise PlayError(f"unknown action {kind!r}: use fold, call, check, raise or bet")
+            raise PlayError(f"unknown action {_clip(kind)!r}: use fold, call, check, raise or bet")
         bounds = state.raise_bounds()
         if bounds is None:
             raise PlayError("no raise is allowed here")
@@ -497,8 +506,11 @@ class PlaySession:
         lo, hi = bounds[0] - base, bounds[1] - base
         text = str(amount).strip() if amount is not None else ""
         if not (text.isascii() and text.isdigit()):
-            raise PlayError(f"raise amount {text or 'missing'!r} is not a whole number of chips: {lo}..{hi}")
-        street_to = int(text)
+            raise PlayError(f"raise amount {_clip(text) or 'missing'!r} is not a whole number of chips: {lo}..{hi}")
+        digits = text.lstrip("0") or "0"
+        if len(digits) > len(str(hi)):  # more digits than any legal amount (and than int() converts, at 4300)
+            raise PlayError(f"raise to {_clip(digits)} is not legal: raise to {lo}..{hi} this street")
+        street_to = int(digits)
         if not lo <= street_to <= hi:
             raise PlayError(f"raise to {street_to} is not legal: raise to {lo}..{hi} this street")
         return raise_to(base + street_to)

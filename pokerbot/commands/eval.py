@@ -50,5 +50,9 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.resources import cap_workers
 
     exp.workers = cap_workers(exp.workers, "workers", exp.ray_address)
+    from pokerbot.resources import check_memory
+
+    check_memory(32 * exp.hands * max(len(exp.pairs()), 1), f"{len(exp.pairs())} matches of {exp.hands:,} hands",
+                 "play fewer hands")
     run_experiment(exp, progress=not args.no_progress)
     return 0

@@ -29,6 +29,9 @@ def run(args: argparse.Namespace) -> int:
     from pokerbot.commands._args import agent_spec, count, output_file, seed
 
     count("--hands", args.hands)
+    from pokerbot.resources import check_memory
+
+    check_memory(32 * args.hands, f"a match of {args.hands:,} hands", "play fewer hands, or several matches")
     agent_spec("A", args.a)
     agent_spec("B", args.b)
     seed("--seed", args.seed)
@@ -60,9 +63,10 @@ def run(args: argparse.Namespace) -> int:
         with exclusive(log_path, "the log") if log_path else contextlib.nullcontext():  # two matches, one log
             result = play_match(agent_a, agent_b, game, args.hands, args.seed, duplicate=args.duplicate,
                                 log_path=log_path, progress=not args.no_progress, over_acpc=args.over_acpc)
-    except MatchAborted as exc:
-        print(exc.result.summary() + f" [stopped: {exc}]")
-        return 1
+    except MatchAborted as exc:  # a failure: the hands finished before on stdout, the error on stderr (exit 1)
+        if exc.result.hands:
+            print(exc.result.summary() + " [stopped early]", flush=True)
+        raise
     print(result.summary())
     if log_path:
         print(f"log: {log_path}")

@@ -4,7 +4,9 @@ It sends ``VERSION:2.0.0``, then reads the dealer's match states one line at
 a time (whatever way TCP splits them), skips comment lines, tells the agent
 when a hand begins and ends, and answers ``<state>:<action>`` only when the
 state says it is the agent's turn. It returns when the dealer closes the
-connection at the end of the match.
+connection; :attr:`ClientResult.closed_mid_hand` tells an aborted match (closed
+in the middle of a hand) from a finished one. An exception of the agent becomes
+an :class:`AgentError` naming the agent and the hand.
 
 >>> # with a dealer listening on 127.0.0.1:PORT for seat 1:
 >>> # play_acpc(make_agent("call", game), game, "127.0.0.1", PORT)
@@ -23,10 +25,14 @@ from pokerbot.cards import parse_cards
 from pokerbot.errors import MatchStateError, PokerbotError, ProtocolError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import MatchState, parse_matchstate
-from pokerbot.protocol.net import LineConnection, connect
+from pokerbot.protocol.net import LineConnection, LineTimeout, connect
 from pokerbot.state import State
 
 VERSION_LINE = "VERSION:2.0.0"
+
+
+class AgentError(PokerbotError):
+    """The agent raised while playing over ACPC; the message names the agent, the hand and its error."""
 
 
 @dataclass
@@ -37,6 +43,10 @@ class ClientResult:
     actions_sent: int = 0
     #: Actions the agent returned that were not legal (sent as the dealer's repair instead).
     repaired: int = 0
+    #: The dealer closed the connection in the middle of a hand (the match was aborted), not after one.
+    closed_mid_hand: bool = False
+    #: The hand the dealer's last state belonged to (None before the first state).
+    last_hand_id: int | None = None
 
     @property
     def hands(self) -> int:
@@ -163,6 +173,15 @@ class MatchStateReader:
         return MatchState(viewer, state._replace_cards(holes, board))
 
 
+def plural(n: int, noun: str) -> str:
+    """``n`` and ``noun``, with an ``s`` unless ``n`` is 1.
+
+    >>> plural(1, "finished hand"), plural(0, "hand")
+    ('1 finished hand', '0 hands')
+    """
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
 def format_response(line: str, text: str) -> str:
     """The response to the state ``line``: the state, a colon, the action's text."""
     return f"{line}:{text}"
@@ -180,7 +199,7 @@ def play_connection(
     """Play a match over an open connection (after nothing has been sent on it).
 
     ``idle_timeout`` (seconds) bounds the wait for each dealer message (None:
-    wait as long as the dealer takes). ``on_hand(final_view, chips_won)`` is
+    wait as long as the dealer takes; :class:`LineTimeout` after it). ``on_hand(final_view, chips_won)`` is
     called after each finished hand. ``track_values=False`` skips scoring the
     hands (``hand_values`` are then 0), for callers that take the score from the dealer.
     """
@@ -189,14 +208,23 @@ def play_connection(
     err = err if err is not None else sys.stderr
     result = ClientResult()
     conn.send_line(VERSION_LINE)
-    agent.begin_match(game)
     hand_id: int | None = None
+    in_hand = False  # the last state read belongs to an unfinished hand
+    try:
+        agent.begin_match(game)
+    except Exception as exc:
+        raise _agent_error(agent, "at the start of the match", exc) from exc
     reader = MatchStateReader(game)
     while True:
         deadline = None if idle_timeout is None else time.monotonic() + idle_timeout
-        line = conn.read_line(deadline)
+        try:
+            line = conn.read_line(deadline)
+        except LineTimeout:
+            raise LineTimeout(f"no message from the dealer for {idle_timeout:g} s "
+                              f"(after {plural(result.hands, 'finished hand')})") from None
         if line is None:
-            break  # the dealer closed the connection: the match is over
+            result.closed_mid_hand = in_hand  # the dealer closed the connection: the match is over (or aborted)
+            break
         if not line or line[0] in "#;":
             continue
         try:
@@ -204,21 +232,34 @@ def play_connection(
         except MatchStateError as exc:
             raise ProtocolError(f"garbled message from the dealer: {exc}") from exc
         if view is None:
+            in_hand = True
             continue  # not our turn and nothing to tell the agent
         state = view.state
+        in_hand = not state.finished
         if state.hand_id != hand_id:
-            hand_id = state.hand_id
-            agent.begin_hand(view)
+            hand_id = result.last_hand_id = state.hand_id
+            try:
+                agent.begin_hand(view)
+            except Exception as exc:
+                raise _agent_error(agent, f"at the start of hand {hand_id}", exc) from exc
         if state.finished:
             value = state.payoffs()[view.viewer] if track_values else 0.0
             result.hand_values.append(value)
-            agent.end_hand(view)
+            try:
+                agent.end_hand(view)
+            except Exception as exc:
+                raise _agent_error(agent, f"at the end of hand {hand_id}", exc) from exc
             if on_hand is not None:
                 on_hand(view, value)
             continue
         if not view.is_my_turn:
             continue
-        action = agent.act(view)
+        try:
+            action = agent.act(view)
+        except Exception as exc:  # a stop signal (KeyboardInterrupt) passes through
+            betting = state.betting_string()
+            raise _agent_error(agent, f"in hand {hand_id}" + (f" after {betting!r}" if betting else ""),
+                               exc) from exc
         fixed = legal_or_call(state, action)
         if fixed != action:
             result.repaired += 1
@@ -227,6 +268,11 @@ def play_connection(
         conn.send_line(format_response(line, action_text(fixed, game.nolimit)))
         result.actions_sent += 1
     return result
+
+
+def _agent_error(agent: Agent, where: str, exc: Exception) -> AgentError:
+    """The :class:`AgentError` for ``exc``, raised by ``agent`` ``where``."""
+    return AgentError(f"the agent {agent.name} failed {where}: {type(exc).__name__}: {exc}")
 
 
 def warm_up(game: GameDef) -> None:
