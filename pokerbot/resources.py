@@ -11,7 +11,7 @@
 True
 >>> check_memory(10**18, "the tree")
 Traceback (most recent call last):
-pokerbot.errors.PokerbotError: the tree needs about ... MiB, more than the ... MiB this machine has available ...
+pokerbot.errors.PokerbotError: the tree needs about ... MiB, more than the ... MiB this machine has available
 """
 
 from __future__ import annotations
