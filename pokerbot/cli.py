@@ -72,21 +72,47 @@ def _add_subparsers_formatter(parser: argparse.ArgumentParser) -> None:
                 _add_subparsers_formatter(sub)
 
 
+#: The heading of commands whose module names no ``GROUP``.
+MAIN_GROUP = "commands"
+
+
+def command_listing(modules: dict[str, ModuleType], width: int = 100) -> str:
+    """The commands and their one-line helps, under their modules' ``GROUP`` headings (the main group first)."""
+    import textwrap
+
+    groups: dict[str, list[tuple[str, str]]] = {MAIN_GROUP: []}
+    for name, module in modules.items():
+        groups.setdefault(getattr(module, "GROUP", MAIN_GROUP), []).append((name, module.HELP))
+    pad = max(len(name) for name in modules) + 4
+    lines = []
+    for heading, entries in groups.items():
+        lines.append(f"{heading}:")
+        for name, text in entries:
+            wrapped = textwrap.wrap(text, width - pad - 2) or [""]
+            lines.append(f"  {name.ljust(pad)}{wrapped[0]}")
+            lines.extend(" " * (pad + 2) + more for more in wrapped[1:])
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
 def build_parser() -> argparse.ArgumentParser:
+    modules = command_modules()
     parser = argparse.ArgumentParser(
         prog="pokerbot",
-        description="Train, play and measure poker agents (HUNL and the small research games).",
-        epilog=f"Errors are one line; --debug or {DEBUG_ENV}=1 shows the traceback.",
+        description="Train, play and measure poker agents (HUNL and the small research games).\n\n"
+                    + command_listing(modules),
+        epilog=f"Errors are one line; --debug or {DEBUG_ENV}=1 shows the traceback. "
+               "`pokerbot COMMAND --help` describes a command.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--version", action="version", version=f"pokerbot {__version__}")
     parser.add_argument("--debug", action="store_true", help="show the Python traceback of an error")
     parser.add_argument("--allow-any-agent", action="store_true",
                         help="let agent specs import any package.module:factory, not only registered agents "
                              "(runs that code: only for specs you trust)")
-    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for name, module in command_modules().items():
-        p = sub.add_parser(name, help=module.HELP, description=module.HELP,
-                           formatter_class=HelpFormatter)
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", help="one of the commands listed above")
+    for name, module in modules.items():
+        p = sub.add_parser(name, description=module.HELP, formatter_class=HelpFormatter)
         module.add_arguments(p)
         _add_subparsers_formatter(p)
         p.set_defaults(_run=module.run, _parser=p)

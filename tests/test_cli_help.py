@@ -84,3 +84,18 @@ def test_an_undocumented_option_is_caught() -> None:
     assert undocumented(parser) == ["--quiet-one: no help"]
     parser.add_argument("--no-default-said", type=int, help="says nothing of it")
     assert undocumented(parser) == ["--quiet-one: no help", "--no-default-said: no default stated"]
+
+
+def test_top_level_help_lists_every_command_under_its_heading() -> None:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out), pytest.raises(SystemExit):
+        main(["--help"])
+    text = out.getvalue()
+    main_part, _, research = text.partition("research systems and paper reproductions:")
+    listed = {line.split()[0] for line in text.splitlines() if line.startswith("  ") and not line.startswith("   ")
+              and not line.strip().startswith("-")}
+    assert set(command_modules()) <= listed
+    for name in ("efce", "klss", "stackelberg", "sog"):
+        assert f"\n  {name} " in research and f"\n  {name} " not in main_part
+    for name in ("train", "match", "eval", "spot"):
+        assert f"\n  {name} " in main_part

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import argparse
 
+#: Listed under this heading in ``pokerbot --help``.
+GROUP = "research systems and paper reproductions"
 HELP = ("reproduce the safe-EFCE-resolving paper's Table 1 (Battleship, blueprint vs safe LP refinement) "
         "or run its regret-minimisation refinement (--refine regret)")
 

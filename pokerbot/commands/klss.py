@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+#: Listed under this heading in ``pokerbot --help``.
+GROUP = "research systems and paper reproductions"
 HELP = "reproduce the 1-KLSS paper's Table 1 (ε-blueprints before / after nested 1-KLSS) with run times"
 
 _GAMES = ("dark-hex", "goofspiel-random", "goofspiel-increasing", "kuhn", "leduc", "liars-dice", "matching-pennies")

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import argparse
 
+#: Listed under this heading in ``pokerbot --help``.
+GROUP = "research systems and paper reproductions"
 HELP = "Student of Games: train a CVPN by sound self-play, or measure exploitability with the paper's protocol"
 
 

@@ -69,7 +69,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="resume from FILE.npz if it exists; save to it at every evaluation and at the end "
                         "(default: none)")
     add_menu_arguments(parser)
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (default: a bar)")
+    parser.add_argument("--no-progress", "-q", "--quiet", dest="quiet", action="store_true",
+                        help="no progress bar, as in every command (-q and --quiet are aliases; default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:

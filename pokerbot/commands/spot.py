@@ -46,7 +46,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--streets", type=int, default=1, metavar="N",
                         help="decision nodes of the first N streets go into --out (default 1: the spot's street)")
     parser.add_argument("--force", action="store_true", help="replace an existing --out file (default: refuse)")
-    parser.add_argument("-q", "--quiet", action="store_true", help="no progress bar (default: a bar)")
+    parser.add_argument("--no-progress", "-q", "--quiet", dest="quiet", action="store_true",
+                        help="no progress bar, as in every command (-q and --quiet are aliases; default: a bar)")
 
 
 def run(args: argparse.Namespace) -> int:

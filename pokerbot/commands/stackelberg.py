@@ -6,6 +6,8 @@ import argparse
 
 from pokerbot.errors import PokerbotError
 
+#: Listed under this heading in ``pokerbot --help``.
+GROUP = "research systems and paper reproductions"
 HELP = "safe search for Stackelberg equilibria: the paper's toy games and Tables 1-4, measured here"
 
 TABLES = ("figures", "table1", "table2", "table3", "table4")
