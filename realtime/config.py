@@ -227,8 +227,10 @@ class RealtimeConfig:
                 raise err(f"[round.{key}]: rounds are numbered 0..{MAX_ROUNDS - 1} (0: preflop)")
             rounds.append((int(key), build(RoundConfig, table, f"[round.{key}]", err).check(f"round.{key}")))
         seed = take(data, "seed", int, 0, error=err, low=0, high=2**63 - 1)
-        limit = take(data, "action_time_limit", float, 5.0, error=err, low=1e-3, high=86_400.0)
-        per_hand = take(data, "hand_time_limit", float, 0.0, error=err, low=0.0, high=86_400.0)
+        limit = take(data, "action_time_limit", float, 5.0, error=err, low=0.0)
+        if not limit > 0:
+            raise err(f"action_time_limit must be positive seconds, got {limit!r}")
+        per_hand = take(data, "hand_time_limit", float, 0.0, error=err, low=0.0)
         translation = take(data, "translation", str, "likely", error=err)
         if translation not in ("likely", "random"):
             raise RealtimeConfigError(f"translation must be 'likely' or 'random', got {translation!r}")
@@ -247,5 +249,8 @@ class RealtimeConfig:
     def load(cls, path: str | Path) -> RealtimeConfig:
         """Read a TOML file: a path, or a name ``realtime-X`` / ``X`` of ``configs/realtime-X.toml``
         (:func:`pokerbot.files.config_path`, with the real-time agents' prefix)."""
-        _, data = read_toml_config(path, RealtimeConfigError, prefix=CONFIG_PREFIX, what="real-time config")
-        return cls.from_dict(data)
+        source, data = read_toml_config(path, RealtimeConfigError, prefix=CONFIG_PREFIX, what="real-time config")
+        try:
+            return cls.from_dict(data)
+        except RealtimeConfigError as exc:
+            raise RealtimeConfigError(f"{source}: {exc}") from None

@@ -242,6 +242,9 @@ BASELINES: dict[str, Baseline] = {
     # a run checks everything up to serving (arguments, game, agent, log, socket) and returns.
     "play": Baseline(lambda ws, d: ["--agent", "call", "--port", "0", "--no-browser", "--log", str(d / "play.log")],
                      reads={"game": "game"}, pinned=frozenset({"host"})),
+    # ``explore`` serves its page until Ctrl-C too (same stub): a run opens the source and binds the socket.
+    "explore": Baseline(lambda ws, d: [str(ws.samples["blueprint"]), "--port", "0", "--no-browser"],
+                        reads={"source": "blueprint"}, pinned=frozenset({"host"})),
 }
 
 
@@ -256,6 +259,9 @@ def no_serving(monkeypatch: pytest.MonkeyPatch) -> None:
     import evaluation.play.server as server
 
     monkeypatch.setattr(server, "serve", lambda session, sock: sock.close())
+    import evaluation.explore.server as explore_server
+
+    monkeypatch.setattr(explore_server, "serve", lambda app, sock: sock.close())
     monkeypatch.setattr(webbrowser, "open", lambda *args, **kwargs: True)
 
 

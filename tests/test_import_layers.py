@@ -30,6 +30,7 @@ CLI_IMPORTS: dict[str, set[str]] = {
     "pokerbot/commands/aivat.py": {"evaluation"},
     "pokerbot/commands/convert.py": {"evaluation"},
     "pokerbot/commands/eval.py": {"evaluation"},
+    "pokerbot/commands/explore.py": {"evaluation"},
     "pokerbot/commands/klss.py": {"experiments", "realtime"},
     "pokerbot/commands/leafnet.py": {"realtime"},
     "pokerbot/commands/leaves.py": {"blueprint"},

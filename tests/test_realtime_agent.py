@@ -197,7 +197,7 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
                           ({"round": {"x": {}}}, "rounds are numbered"),
                           ({"seed": 1.7}, "seed must be a whole number"),
                           ({"action_time_limit": float("nan")}, "action_time_limit must be a number"),
-                          ({"hand_time_limit": -1}, "hand_time_limit must be in"),
+                          ({"hand_time_limit": -1}, "hand_time_limit must be >= 0"),
                           ({"leaves": {"k": True}}, "k must be a whole number")):
         with pytest.raises(RealtimeConfigError, match=message):
             RealtimeConfig.from_dict({"blueprint": "x", **data})
