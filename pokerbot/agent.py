@@ -72,6 +72,16 @@ class Agent(ABC):
         """
         return None
 
+    def decision_note(self) -> str | None:
+        """A short note on how :meth:`act` made its last decision, for people watching; None: nothing to say.
+
+        Say ``"solved (DCFR 200 it, 1.3 s)"``, ``"blueprint"`` or ``"fell back to the blueprint:
+        time budget"``. The play page (:mod:`evaluation.play`) shows it beside each of the agent's
+        actions; it is asked right after :meth:`act` returns and must not change how the agent plays.
+        The default, None, suits agents with one way of deciding.
+        """
+        return None
+
     def action_probability(self, view: MatchState, action: Action) -> float | None:
         """The probability that :meth:`act` takes ``action`` at ``view`` (None if the policy is unknown).
 

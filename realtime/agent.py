@@ -519,6 +519,10 @@ class RealtimeAgent(Agent):
         chosen = p[d.actions.index(action)]
         return np.where(total > 0, chosen / np.where(total > 0, total, 1.0), 1.0 / len(d.actions))
 
+    def decision_note(self) -> str | None:
+        """How the last :meth:`act` decided, from its ``stats`` record (see :func:`decision_note`)."""
+        return decision_note(self.stats[-1], self.config) if self.stats else None
+
     def act(self, view: MatchState) -> Action:
         start = time.perf_counter()
         state = view.state
@@ -539,6 +543,43 @@ class RealtimeAgent(Agent):
                 f.write(json.dumps({**record, "rss_mb": _rss_mb(),
                                     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}) + "\n")
         return action
+
+
+#: Solver names as people write them.
+_ALGORITHM_NAMES = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR"}
+
+
+def decision_note(record: dict[str, object], config: RealtimeConfig) -> str:
+    """One decision's ``stats`` record in words: its mode and any fallback to the blueprint.
+
+    >>> cfg = RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve", "time_budget": 2.0}}})
+    >>> decision_note({"round": 1, "seconds": 1.26, "source": "solve", "gadget": "unsafe", "iterations": 200}, cfg)
+    'solved (DCFR 200 it, 1.3 s)'
+    >>> decision_note({"round": 1, "seconds": 2.1, "source": "fallback", "gadget": "unsafe", "iterations": 7}, cfg)
+    'fell back to the blueprint: time budget (7 of 20 it in 2 s)'
+    >>> decision_note({"round": 0, "seconds": 0.01, "source": "blueprint", "gadget": "", "iterations": 0}, cfg)
+    'blueprint'
+    """
+    rc = config.round(int(str(record.get("round", 0))))
+    seconds = float(str(record.get("seconds", 0.0)))
+    iterations = int(str(record.get("iterations", 0)))
+    algorithm = _ALGORITHM_NAMES.get(rc.algorithm, rc.algorithm)
+    gadget = str(record.get("gadget") or "")
+    safe = f", {gadget} gadget" if gadget and gadget != "unsafe" else ""
+    source = record.get("source")
+    if source == "solve":
+        return f"solved ({algorithm} {iterations} it, {seconds:.1f} s{safe})"
+    if source == "cache":
+        return f"solved earlier, from the cache ({seconds:.1f} s)"
+    if source == "reuse":
+        return f"reused the previous solve ({seconds:.1f} s)"
+    if source == "fallback":
+        budget = min(rc.time_budget, config.action_time_limit)
+        return (f"fell back to the blueprint: time budget ({iterations} of {rc.min_iterations} it "
+                f"in {budget:g} s)")
+    if source == "timeout":
+        return f"fell back to the blueprint: time limit ({seconds:.1f} s)"
+    return str(source)
 
 
 def _rss_mb() -> float:

@@ -12,6 +12,7 @@ import urllib.request
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from evaluation.match import play_match
@@ -33,7 +34,7 @@ from pokerbot.matchstate import MatchState
 from pokerbot.protocol.deal import AcpcDeck
 from pokerbot.protocol.log import read_log
 from pokerbot.solver.tree import PotFractionMenu
-from pokerbot.state import CALL, Action, ActionType, State, raise_to
+from pokerbot.state import CALL, FOLD, Action, ActionType, State, raise_to
 
 ROOT = Path(__file__).resolve().parents[1]
 HUNL = load_game("hunl")
@@ -230,7 +231,7 @@ def test_restart_drops_a_cut_last_line_and_refuses_a_foreign_log(tmp_path: Path)
     holes, _, board = last[3].partition("/")
     last[3] = "|".join(reversed(holes.split("|"))) + "/" + board  # the players' cards swapped
     session.log_path.write_text("\n".join(lines[:-1] + [":".join(last)]) + "\n")
-    with pytest.raises(PlayLogError, match="hand 1"):
+    with pytest.raises(PlayLogError, match=r"hand 1\b|STATE:1:"):  # the hand, by number or by its line
         _session(tmp_path, seed=10)
 
 
@@ -608,3 +609,258 @@ def test_ctrl_c_with_a_page_open_is_one_line_and_exit_130(tmp_path: Path) -> Non
         answer = sock.recv(65536)
         sock.close()
         assert not answer or answer.startswith(b"HTTP/1.1 200"), answer[:100]
+
+
+# --- issue 31 §3: what the bot did, luck-adjusted results, the review, honest pots and named hands -------------
+
+
+class _Mixer(Agent):
+    """A mixed policy that depends on its cards (so AIVAT's decision terms and the review have something to show).
+
+    ``action_distribution`` is a function of the view alone; ``act`` draws from it with its own generator.
+    """
+
+    name = "mixer"
+
+    def __init__(self, seed: int = 0) -> None:
+        self.rng = np.random.default_rng(seed)
+        self.last: list[tuple[Action, float]] = []
+
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        state = view.state
+        strength = max(c // 4 for c in state.hole_cards[view.viewer]) / 12
+        weights: dict[Action, float] = {CALL: 0.5}
+        if state.can_fold():
+            weights[FOLD] = 0.3 * (1.0 - strength)
+        bounds = state.raise_bounds()
+        if bounds is not None:
+            lo, hi = bounds
+            for size, w in ((lo, 0.15 + 0.3 * strength), (min(hi, 3 * lo), 0.1), (hi, 0.02)):
+                weights[raise_to(size)] = weights.get(raise_to(size), 0.0) + w
+        total = sum(weights.values())
+        return [(a, w / total) for a, w in weights.items()]
+
+    def act(self, view: MatchState) -> Action:
+        self.last = self.action_distribution(view)
+        return self.last[int(self.rng.choice(len(self.last), p=[q for _, q in self.last]))][0]
+
+    def decision_note(self) -> str:
+        return f"mixed over {len(self.last)} actions"
+
+
+def _app(session: PlaySession):  # type: ignore[no-untyped-def]
+    from starlette.testclient import TestClient
+
+    return TestClient(create_app(session), base_url="http://127.0.0.1")
+
+
+def _play_hands_over_http(client, hands: int, seed: int) -> list[dict]:  # type: ignore[no-untyped-def,type-arg]
+    """The person plays ``hands`` hands through the app (mostly calls, some raises and folds); each end's snapshot."""
+    rng = np.random.default_rng(seed)
+    ends = []
+    for hand in range(hands):
+        s = _wait_for_turn(client)
+        while not s["hand"]["finished"]:
+            legal, u = s["legal"], rng.random()
+            if legal["raise"] and u < 0.25:
+                move = {"kind": "raise", "amount": legal["raise"]["min"] if u < 0.2 else legal["raise"]["max"]}
+            elif legal["fold"] and u > 0.93:
+                move = {"kind": "fold"}
+            else:
+                move = {"kind": "call"}
+            r = client.post("/api/action", json={"hand": hand, "seq": s["hand"]["seq"], **move})
+            assert r.status_code == 200, r.text
+            s = _wait_for_turn(client)
+        ends.append(s)
+        if hand + 1 < hands:
+            assert client.post("/api/next", json={"after": hand}).status_code == 200
+    return ends
+
+
+def _final_states(game, seed: int, bettings: list[str]) -> list[State]:  # type: ignore[no-untyped-def]
+    """The finished hands of a session with card seed ``seed``, every card known, from their betting."""
+    deck = AcpcDeck(game, seed)
+    out = []
+    for i, betting in enumerate(bettings):
+        holes, board = deck.deal()
+        out.append(State.from_betting(game, betting, i, holes, board))
+    return out
+
+
+def test_aivat_review_and_notes_are_evaluation_aivat_and_the_agents_policy(tmp_path: Path) -> None:
+    from evaluation.aivat import aivat_hand, replay_policies
+    from evaluation.play.session import aivat_value
+
+    seed, hands = 17, 8
+    session = PlaySession(HUNL, _Mixer(seed=5), seed, tmp_path / "mix.log", spec="mixer")
+    with _app(session) as client:
+        ends = _play_hands_over_http(client, hands, seed=3)
+        last = client.get("/api/state").json()
+    finals = _final_states(HUNL, seed, [e["hand"]["betting"] for e in ends])
+    history = {row["id"]: row for row in last["history"]}
+    estimates, differs = [], 0
+    for i, (end, final) in enumerate(zip(ends, finals)):
+        human = 0 if i % 2 == 0 else 1
+        bot = 1 - human
+        # The bot's policies, asked again of a fresh agent by evaluation.aivat's replay (the person's: unknown).
+        dists = replay_policies(final, [_Mixer() if p == bot else None for p in range(2)])
+        chips0, est0 = aivat_hand(final, aivat_value(seed, i), dists)
+        expected = est0 if human == 0 else -est0
+        assert history[i]["aivat"] == expected  # exactly evaluation.aivat's estimate of the same hand
+        assert history[i]["chips"] == (chips0 if human == 0 else -chips0) == session.chips[i]
+        estimates.append(expected)
+        _, chance_only = aivat_hand(final, aivat_value(seed, i), [None] * len(dists))
+        differs += chance_only != est0  # negative control: the bot's decision terms count
+        # The review: the bot's cards and, at each of its decisions, exactly the policy it reported.
+        review = end["review"]
+        assert review["id"] == i and review["bot_cards"] == [format_card(c) for c in final.hole_cards[bot]]
+        bot_moves = [j for j, d in enumerate(dists) if d is not None]
+        assert [d["index"] for d in review["decisions"]] == bot_moves
+        for d in review["decisions"]:
+            dist = dists[d["index"]]
+            assert dist is not None
+            merged: dict[str, float] = {}
+            for a, q in dist:
+                merged[str(a)] = merged.get(str(a), 0.0) + q  # ACPC text: "c", "f", "r300"
+            assert {p["action"]: p["p"] for p in d["policy"]} == merged
+            assert d["played_action"] in merged and d["unknown"] is None
+            assert d["note"] == f"mixed over {len(dist)} actions"
+        # The note of each decision, beside the bot's actions and at its seat.
+        bot_actions = [a for a in end["hand"]["actions"] if a["who"] == "bot"]
+        assert all(a["note"].startswith("mixed over ") and a["seconds"] >= 0 for a in bot_actions)
+        if bot_actions:
+            assert end["hand"]["bot"]["last_action"]["note"] == bot_actions[-1]["note"]
+    assert differs >= 2
+    stats = last["stats"]
+    assert stats["aivat_chips"] == pytest.approx(sum(estimates))
+    assert stats["aivat_mbb"] == pytest.approx(win_rate(estimates, HUNL).mbb)
+    assert stats["aivat_ci95"] == pytest.approx(win_rate(estimates, HUNL).ci95)
+    assert stats["aivat_series"][-1] == [hands, pytest.approx(sum(estimates) / 100, abs=0.01)]
+    assert last["bot_status"]["last_note"].startswith("mixed over ")
+
+
+def test_the_pot_after_an_uncalled_all_in_leaves_the_bet_out(tmp_path: Path) -> None:
+    class Folder(Agent):
+        """Checks, or folds to a bet."""
+
+        name = "folder"
+
+        def act(self, view: MatchState) -> Action:
+            return FOLD if view.state.can_fold() and view.state.to_call() > 50 else CALL
+
+    session = PlaySession(HUNL, Folder(), 2, tmp_path / "fold.log")
+    session.start_hand()
+    session.run_bot()  # hand 0: the bot (small blind) completes to 100
+    hand = session.snapshot()["hand"]
+    assert hand["bot"]["last_action"]["text"] == "calls 50" and hand["pot"] == 200
+    session.act(0, 1, "raise", 20000)
+    assert session.snapshot()["hand"]["pot"] == 20100  # a bet still to be answered is in the pot, as at any table
+    session.run_bot()
+    with _app(session) as client:
+        hand = client.get("/api/state").json()["hand"]
+    assert hand["finished"] and hand["betting"] == "cr20000f"
+    assert hand["pot"] == 200  # the uncalled 19,900 went back
+    assert hand["you"]["in_pot"] == hand["bot"]["in_pot"] == 100
+    assert hand["you"]["stack"] == 20100 and hand["bot"]["stack"] == 19900
+    assert hand["result"]["text"] == "You win 1 bb (bot folded)" and hand["result"]["bb"] == 1.0
+    assert hand["bot"]["last_action"]["text"] == "folds"
+
+
+def test_showdowns_name_both_hands(tmp_path: Path) -> None:
+    from evaluation.play.hands import describe_hand, showdown_words
+    from pokerbot.cards import parse_cards
+
+    session = _session(tmp_path, spec="call", seed=2)
+    deck = AcpcDeck(HUNL, 2)
+    showdowns = 0
+    for _ in range(6):
+        holes, board = deck.deal()
+        session.start_hand()
+        _play_out(session, _human_call)
+        hand = session.snapshot()["hand"]
+        human = session.hand.human_player  # type: ignore[union-attr]
+        mine, theirs = showdown_words(holes[human], holes[1 - human], board)
+        assert hand["result"]["showdown"] and hand["result"]["hands"] == {"you": mine, "bot": theirs}
+        assert hand["you"]["hand_name"] == mine and hand["bot"]["hand_name"] == theirs
+        assert (f"with {mine} against {theirs}" in hand["result"]["text"]) != hand["result"]["text"].startswith("Split")
+        showdowns += 1
+    assert showdowns == 6
+    cases = {
+        "KsKh9c9d2s3h7c": "two pair, kings and nines", "As2c3d4h5s9c9d": "a straight, five high",
+        "AhKhQhJhTh2c3d": "a royal flush", "9h8h7h6h5h2c3d": "a straight flush, nine high",
+        "AsAhAd4c4d2s3h": "a full house, aces full of fours", "7s7h7d7c2d": "four of a kind, sevens",
+        "Ah9h7h4h2h": "a flush, ace high", "QsQhQd2c5d": "three of a kind, queens", "AsKd9c7h3s": "ace high",
+    }
+    for cards, words in cases.items():
+        assert describe_hand(parse_cards(cards)) == words
+    assert showdown_words(parse_cards("AsKd"), parse_cards("AhQc"), parse_cards("Ac7d8h2s3c")) == (
+        "a pair of aces, king kicker", "a pair of aces, queen kicker")
+    # An independent oracle for the category: treys, on random seven-card hands.
+    from treys import Card, Evaluator
+
+    oracle, rng = Evaluator(), np.random.default_rng(0)
+    first = {"High Card": "high", "Pair": "a pair of", "Two Pair": "two pair", "Three of a Kind": "three of a kind",
+             "Straight": "a straight,", "Flush": "a flush", "Full House": "a full house", "Four of a Kind": "four of",
+             "Straight Flush": "a straight flush"}
+    for _ in range(300):
+        cards = [int(c) for c in rng.choice(52, 7, replace=False)]
+        treys_cards = [Card.new(format_card(c)) for c in cards]
+        category = oracle.class_to_string(oracle.get_rank_class(oracle.evaluate(treys_cards[:2], treys_cards[2:])))
+        words = describe_hand(cards)
+        assert first[category] in words or (category == "Straight Flush" and words == "a royal flush"), (cards, words)
+
+
+def test_reported_policies_that_do_not_fit_are_unknown_and_the_random_bots_is_summed(tmp_path: Path) -> None:
+    from evaluation.play.session import checked_policy
+
+    state = State.from_betting(HUNL, "c")  # the big blind to act: check or raise 200..20000
+    good = [(CALL, 0.5), (raise_to(300), 0.5)]
+    assert checked_policy(state, good, CALL) == (good, None)
+    for bad, words in [(None, "does not report"), ([(CALL, 0.5)], "not a probability"),
+                       ([(FOLD, 0.5), (CALL, 0.5)], "illegal"), ([(CALL, 0.5), (raise_to(150), 0.5)], "illegal"),
+                       ([(CALL, 1.0)], "no probability"), ([("c", 1.0)], "malformed"), (5, "malformed")]:
+        policy, why = checked_policy(state, bad, raise_to(300) if words == "no probability" else CALL)
+        assert policy is None and words in str(why), (bad, why)
+    session = _session(tmp_path, spec="random", seed=4)
+    session.start_hand()
+    _play_out(session, _human_call)
+    review = session.snapshot()["review"]
+    for d in review["decisions"]:
+        assert sum(p["p"] for p in d["policy"]) == pytest.approx(1.0)
+        many = [p for p in d["policy"] if p["action"] is None]
+        assert len(d["policy"]) <= 3 and all(" sizes)" in p["text"] for p in many)
+
+
+def test_the_realtime_agent_notes_its_mode_and_its_fallbacks(tmp_path: Path) -> None:
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+    from realtime.agent import RealtimeAgent
+    from realtime.config import RealtimeConfig
+
+    game = load_game("leduc-nl")
+    trainer = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=2_000, actions="tiny",
+                                      chunk=2_000), directory=tmp_path / "bp")
+    trainer.train(progress=False)
+    blueprint = trainer.blueprint()
+
+    def notes(budget: float, min_iterations: int) -> set[str]:
+        r1 = {"mode": "solve", "gadget": "unsafe", "iterations": 40, "min_iterations": min_iterations,
+              "algorithm": "dcfr", "time_budget": budget}
+        cfg = RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 100.0, "round": {"1": r1}})
+        session = PlaySession(game, RealtimeAgent(cfg, blueprint, seed=1), 3, tmp_path / f"rt{budget}.log")
+        seen: set[str] = set()
+        for _ in range(4):
+            session.start_hand()
+            _play_out(session, _human_call)
+            hand = session.snapshot()["hand"]
+            for a in hand["actions"]:
+                if a["who"] == "bot":
+                    street = a["street"]
+                    seen.add(f"{street}: {a['note']}")
+        return seen
+
+    solved = notes(100.0, 1)
+    assert "round 1: blueprint" in solved
+    assert any(n.startswith("round 2: solved (DCFR 40 it, ") for n in solved), solved
+    fallback = notes(1e-9, 40)  # no solve reaches 40 iterations in a nanosecond: the blueprint is played
+    assert any(n.startswith("round 2: fell back to the blueprint: time budget (") for n in fallback), fallback

@@ -1,9 +1,13 @@
 """``pokerbot play`` in a real browser: headless Chromium plays five hands through the page.
 
-It folds, calls, raises a typed amount, goes all-in and reaches showdowns, and
-on the way types an illegal amount, double-clicks, reloads mid-hand, closes the
-tab and restarts the server; then it checks the page and the ACPC log, and
-saves a screenshot.
+It folds, calls, raises a typed amount, goes all-in (with the confirming second
+click) and reaches showdowns, and on the way types an illegal amount,
+double-clicks, reloads mid-hand, narrows the window to 800 px, closes the tab and
+restarts the server under the open page (the "lost the server" notice must come
+and go); it checks what the page shows (the bot's last action and decision note
+at its seat, the hands named at showdown, the review of the bot's probabilities,
+plain and luck-adjusted results) and the ACPC log, and saves screenshots. A
+JavaScript error in the browser's console fails the test.
 
 Needs Debian's Chromium and its driver (``apt-get install -y chromium
 chromium-driver``) and selenium (a test extra). ``make test`` installs neither
@@ -14,8 +18,9 @@ default; run it with::
 
 It FAILS (it does not skip) when Chromium is missing. With
 ``POKERBOT_PLAY_SCREENSHOT=docs/play.png`` the screenshot is written there (the
-one in the docs comes from this test, taken on the flop of the last hand);
-otherwise it goes to pytest's tmp dir.
+one in the docs comes from this test, taken on the flop of the last hand, just
+before the restart); otherwise it goes to pytest's tmp dir, beside the others
+(``narrow.png`` at 800 px, ``showdown.png`` at the end).
 """
 
 from __future__ import annotations
@@ -23,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import re
 import subprocess
 import sys
 import time
@@ -57,6 +63,12 @@ class SlowCaller(Agent):
         time.sleep(self.seconds)
         return CALL
 
+    def action_distribution(self, view: MatchState) -> list[tuple[Action, float]]:
+        return [(CALL, 1.0)]
+
+    def decision_note(self) -> str:
+        return "by rule: always check or call"
+
 
 def slow_caller(game: GameDef, seed: int | None = None, seconds: str = "0.4") -> Agent:
     """Factory for the spec ``test_evaluation_play_browser:slow_caller?seconds=0.4``."""
@@ -73,7 +85,8 @@ class Server:
         self.url = ""
 
     def start(self) -> None:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]))
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(ROOT), str(ROOT / "tests")]),
+                   POKERBOT_ALLOW_ANY_AGENT="1")  # the agent is a factory of this test module, not a registered one
         cmd = [sys.executable, "-m", "pokerbot", "play", "--agent",
                f"test_evaluation_play_browser:slow_caller?seconds={THINK_SECONDS}", "--seed", "42",
                "--log", str(self.log), "--port", str(self.port), "--no-browser"]
@@ -106,6 +119,7 @@ def chromium() -> Iterator[object]:
     for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
                 "--window-size=1280,1000", "--hide-scrollbars", "--force-device-scale-factor=1"):
         options.add_argument(arg)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})  # the console, to fail on JavaScript errors
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
     try:
         yield driver
@@ -167,6 +181,21 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     def collect_thinking() -> None:
         thinking_seen.extend(d.execute_script("return window.thinkingSeen || [];"))
 
+    js_errors: list[str] = []
+
+    def check_console() -> None:
+        """JavaScript errors in the console fail the test (refused requests, 400/409, are network entries)."""
+        for entry in d.get_log("browser"):
+            if entry.get("source") == "javascript" or "Uncaught" in entry.get("message", ""):
+                js_errors.append(entry["message"])
+        assert not js_errors, js_errors
+
+    def in_viewport(id_: str) -> bool:
+        return d.execute_script("""
+            const r = document.getElementById(arguments[0]).getBoundingClientRect();
+            return r.width > 0 && r.left >= 0 && r.top >= 0 && r.right <= window.innerWidth
+                && r.bottom <= window.innerHeight;""", id_)
+
     def check_down() -> None:
         while True:
             wait.until(lambda _: page_state()["hand"]["finished"] or page_state()["legal"] is not None)
@@ -186,6 +215,23 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
         assert "last decision 0." in el("bot-timing").text  # e.g. "last decision 0.40 s"
         assert len(cards("your-cards")) == 2 and cards("bot-cards") == [] and cards("board") == []
         assert el("call").text == "Check" and not el("fold").is_enabled()
+        # The bot's last action is shown at its seat, with how it decided; and in "This hand" with its time.
+        assert el("bot-last").text == "calls 50" and el("bot-last-note").text == "by rule: always check or call"
+        assert "by rule: always check or call · 0." in el("hand-actions").text
+        assert "by rule" in el("bot-note").text
+        assert el("bot-stack").text == "19,900 chips"
+        # An 800-pixel window: one column, the raise box and the actions stay on screen.
+        d.set_window_size(800, 1000)
+        wait.until(lambda _: in_viewport("raise-box") and in_viewport("raise") and in_viewport("fold"))
+        assert d.execute_script("return document.documentElement.scrollWidth <= window.innerWidth;")
+        assert d.save_screenshot(str(tmp_path / "narrow.png"))
+        d.set_window_size(1280, 1000)
+        # A preset fills the raise box and plays nothing (pot: to 300 after the call).
+        pot = next(b for b in el("presets").find_elements(By.TAG_NAME, "button") if b.text.startswith("pot · "))
+        pot.click()
+        assert el("raise-amount").get_attribute("value") == pot.get_attribute("data-to") == "300"
+        time.sleep(0.3)
+        assert betting() == "c"
         # An illegal typed amount: refused with the legal range, the hand untouched.
         box = el("raise-amount")
         box.clear()
@@ -232,7 +278,21 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
         collect_thinking()
         assert thinking_seen and all(t.startswith("thinking… ") and t.endswith(" s") for t in thinking_seen)
         assert len(cards("bot-cards")) == 2, "the bot's cards are shown at showdown"
-        assert el("result").is_displayed() and "at showdown" in el("result").text
+        assert el("result").is_displayed() and "at showdown with " in el("result").text
+        # The showdown names both hands, at the seats and in the banner (e.g. "two pair, kings and nines").
+        named = page_state()["hand"]
+        category = re.compile(r"high|a pair of|two pair|three of a kind|straight|flush|full house|four of a kind")
+        assert category.search(el("bot-hand-name").text) and category.search(el("your-hand-name").text)
+        assert el("bot-hand-name").text == named["bot"]["hand_name"]
+        assert named["you"]["hand_name"] in el("result").text and named["bot"]["hand_name"] in el("result").text
+        # The review: the bot's cards and its probabilities at each of its five decisions.
+        review = el("review-panel")
+        assert review.is_displayed() and "hand #0" in review.text.lower()
+        review_cards = el("review-cards").text
+        assert all(c[0] in review_cards for c in cards("bot-cards"))
+        assert len(el("review").find_elements(By.CSS_SELECTOR, ".decision")) == 5
+        assert review.text.count("100%") == 5
+        assert "bb/100" in el("stats-rate").text and "bb/100" in el("stats-aivat").text
         assert log.read_text().count("\nSTATE:") == 1  # logged as soon as it ended
 
         # --- hand 1: the person is the small blind and folds ------------------------------------------
@@ -241,7 +301,8 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
         assert el("fold").is_enabled() and el("call").text == "Call 50"
         el("fold").click()
         hand_over()
-        assert "You lose 50 (you folded)" in el("result").text and cards("bot-cards") == []
+        assert "You lose 0.5 bb (you folded)" in el("result").text and cards("bot-cards") == []
+        assert "review" in el("review-panel").text.lower() and "made no decision" in el("review").text
 
         # --- hand 2: big blind again; all-in with the preset button, the bot calls: showdown ----------
         el("next").click()  # a second click on "Next hand" deals nothing more
@@ -251,9 +312,15 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
             pass  # the button is already gone or hidden: the check below is that no second hand was dealt
         wait.until(lambda _: page_state()["hand"]["id"] == 2)
         my_turn()
-        el("allin").click()
+        el("allin").click()  # the first click asks for confirmation and plays nothing
+        wait.until(lambda _: "confirm" in el("allin").text)
+        assert el("raise-amount").get_attribute("value") == "20000"
+        time.sleep(0.3)
+        assert betting() == "c" and "All-in for 20,000 chips?" in el("message").text
+        el("allin").click()  # the confirmation
         hand_over()
         assert betting() == "cr20000c///" and len(cards("board")) == 5 and len(cards("bot-cards")) == 2
+        assert el("pot").text == "40,000"
 
         # --- hand 3: small blind; call, then check it down. The tab is closed and a new one opened ----
         next_hand(3)
@@ -278,29 +345,37 @@ def _play_five_hands(d, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
         box.clear()
         box.send_keys("400", Keys.ENTER)
         wait.until(lambda _: page_state()["hand"]["street"] == "flop")
+        my_turn()
+        # The docs' screenshot: the person to act on the flop, with the bot's last action and how it decided,
+        # the buttons, both results and the chart, and the review of hand 3.
+        shot = Path(os.environ.get("POKERBOT_PLAY_SCREENSHOT") or tmp_path / "play.png")
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        assert d.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
         before = (betting(), cards("your-cards"), cards("board"))
-        server.stop()
+        run = page_state()["run"]
+        server.stop()  # the page stays open: its long poll loses the server and says so
+        wait.until(lambda _: "lost the server" in el("message").text)
         server.start()  # same log, same port
-        d.get(server.url)
-        wait.until(lambda _: page_state() is not None and page_state()["hand"]["id"] == 4)
+        wait.until(lambda _: page_state()["run"] != run and page_state()["hand"]["id"] == 4)
+        wait.until(lambda _: el("message").text == "")  # the notice goes once the server answers again
         assert (betting(), cards("your-cards"), cards("board")) == before
         assert page_state()["stats"]["hands"] == 4
         my_turn()
         assert "resumed after a restart" in el("hand-actions").text
-        # The docs' screenshot: the person to act on the flop, with the buttons, chart and history.
-        shot = Path(os.environ.get("POKERBOT_PLAY_SCREENSHOT") or tmp_path / "play.png")
-        shot.parent.mkdir(parents=True, exist_ok=True)
-        assert d.save_screenshot(str(shot)) and shot.stat().st_size > 10_000
+        check_console()
         check_down()
         hand_over()
 
         # --- the page ---------------------------------------------------------------------------------
         wait.until(lambda _: el("stats-hands").text == "5 hands")
-        assert "mbb/g" in el("stats-mbb").text and "±" in el("stats-mbb").text
+        for rate in ("stats-rate", "stats-aivat"):
+            assert "bb/100" in el(rate).text and "±" in el(rate).text
         assert len(d.find_elements(By.CSS_SELECTOR, "#history tr")) == 5
-        points = el("chart").find_element(By.CSS_SELECTOR, "polyline").get_attribute("points").split()
-        assert len(points) == 6  # 0, 1, ..., 5 hands
+        for line in ("polyline.plain", "polyline.aivat"):
+            points = el("chart").find_element(By.CSS_SELECTOR, line).get_attribute("points").split()
+            assert len(points) == 6  # 0, 1, ..., 5 hands
         assert d.save_screenshot(str(tmp_path / "showdown.png"))
+        check_console()
     finally:
         server.stop()
 

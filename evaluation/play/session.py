@@ -57,9 +57,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
+from evaluation.aivat import Distribution, EquityValue, aivat_hand, distribution_arrays
 from evaluation.match import _view as _agent_view  # the one home of an ACPC player's view
 from evaluation.match import match_names
+from evaluation.play.hands import showdown_words
 from evaluation.stats import win_rate
+from pokerbot.actions import action_text
 from pokerbot.agent import Agent, legal_or_call
 from pokerbot.cards import format_card
 from pokerbot.errors import PokerbotError
@@ -82,6 +87,8 @@ PRESET_FRACTIONS: tuple[tuple[str, float], ...] = (
 HISTORY_IN_SNAPSHOT = 40
 #: Points of the cumulative-winnings series in a snapshot (longer sessions are thinned evenly).
 SERIES_POINTS = 400
+#: A reported policy with more raise sizes than this is shown in the review as one "raise" row (the random bot).
+REVIEW_RAISE_ROWS = 8
 _HOLDEM_STREETS = ("preflop", "flop", "turn", "river")
 _HEADER_TAG = "# pokerbot-play"
 
@@ -116,16 +123,39 @@ class BotStatus:
     decisions: int = 0
     total_seconds: float = 0.0
     error: str | None = None
+    #: The agent's :meth:`~pokerbot.agent.Agent.decision_note` on its last decision.
+    last_note: str | None = None
+
+
+@dataclass
+class BotDecision:
+    """One decision of the agent: the policy it reported, how it decided (its note) and how long it took.
+
+    ``policy`` is what :meth:`~pokerbot.agent.Agent.action_distribution` answered just before
+    :meth:`~pokerbot.agent.Agent.act` at that decision, None when unknown (the agent does not say,
+    or its answer did not fit what it played: then ``unknown`` says why).
+    """
+
+    index: int
+    seconds: float
+    note: str | None = None
+    policy: list[tuple[Action, float]] | None = None
+    unknown: str | None = None
 
 
 @dataclass
 class _Finished:
-    """A finished hand as the page lists it."""
+    """A finished hand as the page lists it: the person's chips and AIVAT estimate, the agent's decisions."""
 
     hand_id: int
     state: State
     human_player: int
     chips: float
+    aivat: float = 0.0
+    decisions: dict[int, BotDecision] = field(default_factory=dict)
+    #: The review's JSON, made when the hand is recorded (then ``decisions`` is emptied: a random bot's
+    #: policy has thousands of raise sizes, too many to keep for every hand) or on first demand.
+    review: dict[str, Any] | None = None
 
 
 @dataclass
@@ -136,6 +166,8 @@ class _Hand:
     state: State
     human_player: int
     notes: list[str] = field(default_factory=list)
+    #: The agent's decisions by the index of their action in the hand.
+    decisions: dict[int, BotDecision] = field(default_factory=dict)
 
 
 def street_name(game: GameDef, round_: int) -> str:
@@ -194,6 +226,70 @@ def describe_action(state: State, action: Action, third_person: bool = True) -> 
     return f"bet{s3} {size - base}{all_in}"
 
 
+def settled_pot(state: State) -> int:
+    """The pot as the hand settles it: a bet nobody called goes back to its owner, so it is not in the pot.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> s = State.from_betting(load_game("hunl"), "r300c/r20000")
+    >>> s.pot, settled_pot(s), settled_pot(s.apply(FOLD))
+    (20300, 20300, 600)
+    """
+    if not state.finished:
+        return state.pot
+    matched = _matched(state)
+    return sum(min(x, matched) for x in state.spent)
+
+
+def _matched(state: State) -> int:
+    """The most any player has in the pot that another has matched (the second largest ``spent``)."""
+    spent = sorted(state.spent, reverse=True)
+    return spent[1] if len(spent) > 1 else spent[0]
+
+
+def aivat_value(seed: int, hand_id: int) -> EquityValue:
+    """The value function that scores hand ``hand_id`` of a session with card seed ``seed`` (AIVAT).
+
+    :class:`~evaluation.aivat.EquityValue` (the check-down value), with its preflop run-outs sampled
+    from its own seed: a fresh one per hand, so a hand's estimate depends on that hand alone.
+    """
+    return EquityValue(seed=(int(seed) * 1_000_003 + int(hand_id)) % 2**63)
+
+
+def checked_policy(state: State, policy: object,
+                   played: Action) -> tuple[list[tuple[Action, float]] | None, str | None]:
+    """``policy`` (an agent's reported distribution at ``state``) if AIVAT may use it, else (None, why not).
+
+    It must be a list of (legal action, probability) pairs summing to 1 that gives the action the
+    agent played a positive probability; a true report always is, so dropping the others keeps
+    AIVAT unbiased (an agent's wrong report would not).
+    """
+    if policy is None:
+        return None, "the agent does not report its policy"
+    try:
+        pairs = [(a, float(q)) for a, q in policy]  # type: ignore[attr-defined]
+        if not pairs or not all(isinstance(a, Action) for a, _ in pairs):
+            raise ValueError("not (Action, probability) pairs")
+        kinds, sizes, probs = distribution_arrays(pairs)
+    except (TypeError, ValueError) as exc:
+        return None, f"the agent's policy is malformed ({_clip(str(exc), 60)})"
+    if not np.isfinite(probs).all() or (probs < 0).any() or abs(float(probs.sum()) - 1.0) > 1e-6:
+        return None, "the agent's policy is not a probability distribution"
+    legal = np.ones(len(pairs), dtype=bool)
+    if not state.can_fold():
+        legal &= kinds != ActionType.FOLD
+    bounds = state.raise_bounds()
+    raises = kinds == ActionType.RAISE
+    if bounds is None:
+        legal &= ~raises
+    elif state.game.nolimit:
+        legal &= ~raises | ((sizes >= bounds[0]) & (sizes <= bounds[1]))
+    if not legal.all():
+        return None, "the agent's policy has illegal actions"
+    if float(probs[(kinds == played.kind) & (sizes == played.size)].sum()) <= 0.0:
+        return None, f"the agent's policy gives {played} no probability, yet it played it"
+    return pairs, None
+
+
 def _human_view(state: State, human_player: int) -> State:
     """What the person may see: what an ACPC player sees (own cards, visible board, a showdown's cards)."""
     return _agent_view(state, human_player).state
@@ -237,6 +333,7 @@ class PlaySession:
         self.bot_status = BotStatus()
         self.warnings: list[str] = []
         self.chips: list[float] = []  # the person's chips per finished hand
+        self.aivat: list[float] = []  # the person's AIVAT estimate per finished hand (chips)
         self.finished: list[_Finished] = []
         self.version = 0  # bumped on every change a page should redraw for
         self.run_id = os.urandom(6).hex()  # tells a page that the server was restarted
@@ -303,12 +400,30 @@ class PlaySession:
             full = state.with_cards(holes, board)
             if [float(v) for v in rec.values] != full.payoffs():
                 raise PlayLogError(f"{where}: values {rec.values} differ from the engine's {full.payoffs()}")
-            self._record(_Finished(i, full, human_player, full.payoffs()[human_player]))
+            self._record(self._scored(i, full, human_player, {}))  # the agent's policies died with the last server
         self._resume_journal()
 
+    def _scored(self, hand_id: int, state: State, human_player: int, decisions: dict[int, BotDecision]) -> _Finished:
+        """The finished hand with the person's chips and AIVAT estimate (:func:`evaluation.aivat.aivat_hand`).
+
+        The agent's decisions count with the policies it reported; the person's, and the agent's where its
+        policy is unknown, get no decision term (the chance terms are always there).
+        """
+        dists: list[Distribution] = [decisions[i].policy if i in decisions else None
+                                     for i in range(len(state.actions()))]
+        value_fn = aivat_value(self.seed, hand_id)
+        value_fn.seat = human_player
+        _, estimate = aivat_hand(state, value_fn, dists)
+        chips = state.payoffs()[human_player]
+        return _Finished(hand_id, state, human_player, chips, estimate if human_player == 0 else -estimate, decisions)
+
     def _record(self, done: _Finished) -> None:
+        if done.decisions:
+            done.review = self._review_json(done)
+            done.decisions = {}
         self.finished.append(done)
         self.chips.append(done.chips)
+        self.aivat.append(done.aivat)
 
     def _resume_journal(self) -> None:
         """Continue the hand that was in progress when the last session stopped, if any."""
@@ -424,6 +539,9 @@ class PlaySession:
         The agent's ``act`` runs outside the lock; nothing can change the hand meanwhile,
         as only the player to act moves it. An exception or an illegal answer from the
         agent becomes the dealer's repair (a clamped raise, else check/call), noted on the page.
+        Before ``act`` the agent is asked for its policy (``action_distribution``: AIVAT and the
+        review use it; the contract of that method is that asking does not change the play), and
+        after it for its :meth:`~pokerbot.agent.Agent.decision_note`; the decision's time counts both.
         """
         with self._lock:
             if not self.bot_to_act():
@@ -438,10 +556,23 @@ class PlaySession:
             self.bot_status.thinking_since = start
             self.version += 1
         error = None
+        policy: object = None
+        unknown = None
+        try:
+            policy = self.bot.action_distribution(view)
+        except Exception as exc:  # a policy it cannot report is unknown; the play goes on
+            unknown = f"action_distribution failed: {type(exc).__name__}: {_clip(str(exc), 60)}"
         try:
             action = self.bot.act(view)
         except Exception as exc:  # a broken agent must not break the person's session
             action, error = CALL, f"{type(exc).__name__}: {exc}"
+        note = None
+        if error is None:
+            try:
+                raw_note = getattr(self.bot, "decision_note", lambda: None)()
+                note = None if raw_note is None else _clip(str(raw_note), 120)
+            except Exception as exc:
+                note = f"decision_note failed: {type(exc).__name__}"
         seconds = self.clock() - start
         with self._lock:
             try:
@@ -455,10 +586,19 @@ class PlaySession:
                     fixed = legal_or_call(state, action) if isinstance(action, Action) else CALL
                     error = error or f"the agent answered {action}, not legal at {state.betting_string()!r}"
                     action = fixed
+                index = len(state.actions())
                 if error:
                     status.error = f"hand {hand.hand_id}: {error}; played {action} instead"
                     hand.notes.append(status.error)
-                self._apply(action)
+                    checked, unknown = None, unknown or "the agent failed; the dealer's repair was played"
+                    note = f"error: the dealer played {describe_action(state, action, third_person=False)}"
+                elif unknown is None:
+                    checked, unknown = checked_policy(state, policy, action)
+                else:
+                    checked = None
+                decision = BotDecision(index, seconds, note, checked, unknown)
+                status.last_note = note
+                self._apply(action, decision)
             except PlayLogError as exc:
                 status.error = str(exc)  # the agent is asked again on the next try
                 raise
@@ -515,22 +655,31 @@ class PlaySession:
             raise PlayError(f"raise to {street_to} is not legal: raise to {lo}..{hi} this street")
         return raise_to(base + street_to)
 
-    def _apply(self, action: Action) -> None:
-        """Take ``action``: a finished hand is logged first and only then becomes the table's state,
-        so a failed write (a full disk) leaves the hand where it was and the log whole."""
+    def _apply(self, action: Action, decision: BotDecision | None = None) -> None:
+        """Take ``action`` (the agent's ``decision``, if it is the agent's): a finished hand is logged first and
+        only then becomes the table's state, so a failed write (a full disk) leaves the hand where it was and
+        the log whole."""
         hand = self._hand
         assert hand is not None
         new = hand.state.apply(action)
-        if new.finished:
-            self._finish(new)
-            return
-        before = hand.state
-        hand.state = new
+        if decision is not None:
+            hand.decisions[decision.index] = decision
         try:
-            self._write_journal()
-        except OSError as exc:
-            hand.state = before
-            raise PlayLogError(f"could not write the journal {self.journal_path}: {exc}; the action was not taken") from exc
+            if new.finished:
+                self._finish(new)
+                return
+            before = hand.state
+            hand.state = new
+            try:
+                self._write_journal()
+            except OSError as exc:
+                hand.state = before
+                raise PlayLogError(f"could not write the journal {self.journal_path}: {exc}; "
+                                   "the action was not taken") from exc
+        except PlayLogError:
+            if decision is not None:
+                hand.decisions.pop(decision.index, None)
+            raise
 
     def _finish(self, state: State) -> None:
         """Log the finished hand (before anything else), then show it, forget the journal and tell the agent."""
@@ -539,7 +688,7 @@ class PlaySession:
         values = state.payoffs()
         self._append_log(format_hand_line(state, values, self._names_by_player(hand.hand_id)))
         hand.state = state
-        self._record(_Finished(hand.hand_id, state, hand.human_player, values[hand.human_player]))
+        self._record(self._scored(hand.hand_id, state, hand.human_player, dict(hand.decisions)))
         self._clear_journal()
         self._hook("end_hand", _agent_view(state, 1 - hand.human_player))
 
@@ -582,25 +731,32 @@ class PlaySession:
             return out
 
     def stats(self) -> dict[str, Any]:
-        """The person's result so far: hands, chips, mbb/g with its 95% CI, cumulative big blinds."""
+        """The person's result so far, plain and luck-adjusted (AIVAT): hands, chips, mbb/g with 95% CIs,
+        cumulative big blinds (``series``, ``aivat_series``: ``[hands, bb]`` points)."""
         with self._lock:
             n = len(self.chips)
-            rate = win_rate(self.chips, self.game) if n else None
-            cumulative, total = [0.0], 0.0
-            for c in self.chips:
-                total += c
-                cumulative.append(total / self.game.big_blind)
-            step = max(1, -(-len(cumulative) // SERIES_POINTS))
-            series = [[i, round(cumulative[i], 2)] for i in range(0, len(cumulative), step)]
-            if series[-1][0] != n:
-                series.append([n, round(cumulative[n], 2)])
-            return {
-                "hands": n,
-                "chips": total,
-                "mbb": rate.mbb if rate else None,
-                "ci95": rate.ci95 if rate is not None and n >= 2 else None,
-                "series": series,
-            }
+            out: dict[str, Any] = {"hands": n}
+            for prefix, values in (("", self.chips), ("aivat_", self.aivat)):
+                rate = win_rate(values, self.game) if n else None
+                cumulative, total = [0.0], 0.0
+                for c in values:
+                    total += c
+                    cumulative.append(total / self.game.big_blind)
+                step = max(1, -(-len(cumulative) // SERIES_POINTS))
+                series = [[i, round(cumulative[i], 2)] for i in range(0, len(cumulative), step)]
+                if series[-1][0] != n:
+                    series.append([n, round(cumulative[n], 2)])
+                out.update({
+                    f"{prefix}chips": total,
+                    f"{prefix}mbb": rate.mbb if rate else None,
+                    f"{prefix}ci95": rate.ci95 if rate is not None and n >= 2 else None,
+                    f"{prefix}series": series,
+                })
+            return out
+
+    def _bb(self, chips: float) -> str:
+        """Chips as big blinds, for results: ``4.5 bb``."""
+        return f"{round(chips / self.game.big_blind, 2):g} bb"
 
     def _hand_json(self, hand: _Hand) -> dict[str, Any]:
         state = hand.state
@@ -612,22 +768,46 @@ class PlaySession:
         # pot is settled (every hand starts again from the game's stacks, as in ACPC matches).
         settled = state.payoffs() if state.finished else [0.0, 0.0]
         behind = [stack[p] - state.spent[p] if not state.finished else stack[p] + round(settled[p]) for p in range(2)]
+        pot = settled_pot(state)
+        cap = _matched(state) if state.finished else state.max_spent  # an uncalled bet went back to its owner
+        in_pot = [min(x, cap) for x in state.spent]
         actions = []
+        last: dict[str, tuple[int, str, str | None]] = {}
         s = State.initial(self.game, hand.hand_id)
-        for action in state.actions():
+        for i, action in enumerate(state.actions()):
             who = "you" if s.current_player == human else "bot"
-            actions.append({"who": who, "street": street_name(self.game, s.round),
-                            "text": describe_action(s, action, third_person=who == "bot")})
+            text = describe_action(s, action, third_person=who == "bot")
+            decision = hand.decisions.get(i) if who == "bot" else None
+            actions.append({"who": who, "street": street_name(self.game, s.round), "text": text,
+                            "note": decision.note if decision else None,
+                            "seconds": decision.seconds if decision else None})
+            last[who] = (s.round, text, decision.note if decision else None)
             s = s.apply(action)
+
+        def last_action(who: str) -> dict[str, Any] | None:
+            if who not in last:
+                return None
+            round_, text, note = last[who]
+            street = street_name(self.game, round_)
+            return {"text": text if round_ == state.round else f"{street}: {text}", "street": street, "note": note}
+
         result = None
+        words: dict[str, str] | None = None
         if state.finished:
             won = state.payoffs()[human]
             if state.is_showdown():
-                how = "at showdown"
+                board = state.visible_board
+                mine, theirs = showdown_words(state.hole_cards[human], state.hole_cards[bot], board)
+                words = {"you": mine, "bot": theirs}
+                how = f"at showdown with {mine} against {theirs}"
+                text = (f"You win {self._bb(won)} {how}" if won > 0 else f"You lose {self._bb(-won)} {how}"
+                        if won < 0 else f"Split pot at showdown: both have {mine}")
             else:
                 how = "(bot folded)" if state.folded[bot] else "(you folded)"
-            result = {"chips": won, "showdown": state.is_showdown(), "text": (
-                f"You win {won:g} {how}" if won > 0 else f"You lose {-won:g} {how}" if won < 0 else f"Split pot {how}")}
+                text = (f"You win {self._bb(won)} {how}" if won > 0 else f"You lose {self._bb(-won)} {how}"
+                        if won < 0 else f"Split pot {how}")
+            result = {"chips": won, "bb": won / self.game.big_blind, "showdown": state.is_showdown(),
+                      "hands": words, "text": text}
         base = street_base(state)
         return {
             "id": hand.hand_id,
@@ -638,18 +818,22 @@ class PlaySession:
             "you": {
                 "cards": _cards(seen.hole_cards[human]),
                 "stack": None if unlimited else behind[human],
-                "in_pot": state.spent[human],
+                "in_pot": in_pot[human],
                 "street_bet": state.spent[human] - base if not state.finished else 0,
                 "button": human == 1,  # reverse blinds: player 1 is the small blind and the button
+                "last_action": last_action("you"),
+                "hand_name": words["you"] if words else None,
             },
             "bot": {
                 "cards": _cards(seen.hole_cards[bot]) if seen.hole_cards[bot] else None,
                 "stack": None if unlimited else behind[bot],
-                "in_pot": state.spent[bot],
+                "in_pot": in_pot[bot],
                 "street_bet": state.spent[bot] - base if not state.finished else 0,
                 "button": bot == 1,
+                "last_action": last_action("bot"),
+                "hand_name": words["bot"] if words else None,
             },
-            "pot": state.pot,
+            "pot": pot,
             "to_act": None if state.finished else ("you" if state.current_player == human else "bot"),
             "actions": actions,
             "betting": state.betting_string(),
@@ -671,8 +855,70 @@ class PlaySession:
                 "betting": state.betting_string(),
                 "position": "SB" if human == 1 else "BB",
                 "chips": done.chips,
+                "aivat": done.aivat,
             })
         return out
+
+    def _policy_rows(self, state: State, policy: list[tuple[Action, float]]) -> list[dict[str, Any]]:
+        """A reported policy as review rows (one per action, the same action merged; many raise sizes as one row)."""
+        merged: dict[Action, float] = {}
+        for a, q in policy:
+            merged[a] = merged.get(a, 0.0) + q
+        raises = [a for a in merged if a.kind == ActionType.RAISE]
+        rows: list[dict[str, Any]] = []
+        for a, q in merged.items():
+            if a.kind == ActionType.RAISE and len(raises) > REVIEW_RAISE_ROWS:
+                continue
+            rows.append({"action": action_text(a, self.game.nolimit),
+                         "text": describe_action(state, a, third_person=False), "p": q})
+        if len(raises) > REVIEW_RAISE_ROWS:
+            base = street_base(state)
+            sizes = sorted(a.size - base for a in raises)
+            word = "raise to" if state.max_spent > base else "bet"
+            rows.append({"action": None, "text": f"{word} {sizes[0]}..{sizes[-1]} ({len(raises)} sizes)",
+                         "p": sum(merged[a] for a in raises)})
+        return rows
+
+    def _review(self, done: _Finished) -> dict[str, Any]:
+        if done.review is None:
+            done.review = self._review_json(done)
+        return done.review
+
+    def _review_json(self, done: _Finished) -> dict[str, Any]:
+        """The agent's side of a finished hand: its cards, and at each of its decisions what it played, how, and
+        with which probabilities (the policy it reported before acting, for the cards it held)."""
+        state, human = done.state, done.human_player
+        bot = 1 - human
+        decisions = []
+        s = State.initial(self.game, done.hand_id)
+        for i, action in enumerate(state.actions()):
+            if s.current_player == bot:
+                d = done.decisions.get(i)
+                decisions.append({
+                    "index": i,
+                    "street": street_name(self.game, s.round),
+                    "before": s.betting_string(),
+                    "pot": s.pot,
+                    "to_call": s.to_call(),
+                    "played": describe_action(s, action, third_person=False),
+                    "played_action": action_text(action, self.game.nolimit),
+                    "note": d.note if d else None,
+                    "seconds": d.seconds if d else None,
+                    "policy": self._policy_rows(s, d.policy) if d and d.policy is not None else None,
+                    "unknown": None if d and d.policy is not None else (
+                        d.unknown if d else "made before the server restarted, not recorded"),
+                })
+            s = s.apply(action)
+        return {
+            "id": done.hand_id,
+            "bot_position": "SB" if bot == 1 else "BB",
+            "bot_cards": _cards(state.hole_cards[bot]),
+            "you": _cards(state.hole_cards[human]),
+            "board": _cards(state.visible_board),
+            "chips": done.chips,
+            "aivat": done.aivat,
+            "decisions": decisions,
+        }
 
     def snapshot(self) -> dict[str, Any]:
         """Everything the page draws, as JSON-ready data; never a card the person may not see."""
@@ -695,9 +941,11 @@ class PlaySession:
                     "last_seconds": status.last_seconds,
                     "mean_seconds": status.total_seconds / status.decisions if status.decisions else None,
                     "error": status.error,
+                    "last_note": status.last_note,
                 },
                 "stats": self.stats(),
                 "history": self._history_json(),
+                "review": self._review(self.finished[-1]) if self.finished else None,
                 "log": str(self.log_path),
                 "warnings": list(self.warnings),
             }

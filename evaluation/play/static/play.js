@@ -9,6 +9,8 @@ const RANKS = { T: "10" };
 let state = null;        // the last snapshot
 let pending = false;     // an action is on its way: ignore further clicks until it is answered
 let thinkingTimer = null;
+let lost = false;        // the long poll lost the server; the notice goes once it answers again
+let armed = null;        // "hand:seq" where the all-in button waits for its confirming click
 
 function cardEl(text, extra) {
   const el = document.createElement("div");
@@ -38,7 +40,19 @@ function fmtChips(x) {
 
 function signed(x, digits) {
   const v = Number(x).toFixed(digits);
-  return (x > 0 ? "+" : "") + v;
+  return (Number(v) > 0 ? "+" : "") + v;
+}
+
+// Results are in big blinds (bb; rates in bb per 100 hands), stacks, bets and the pot in chips.
+function bb(chips, digits) {
+  return signed(chips / state.big_blind, digits === undefined ? 1 : digits);
+}
+
+function rateText(mbb, ci) {
+  // mbb/g / 10 = bb/100
+  if (mbb === null) return "–";
+  const digits = Math.abs(mbb / 10) >= 100 || (ci !== null && ci / 10 >= 100) ? 0 : 1;
+  return `${signed(mbb / 10, digits)}${ci === null ? "" : ` ± ${(ci / 10).toFixed(digits)}`} bb/100`;
 }
 
 function setCards(container, cards, count, hidden) {
@@ -65,9 +79,10 @@ function render(s) {
   $("bot-spec").textContent = s.names.spec;
   $("bot-spec").title = s.names.spec;
   $("log-link").title = s.log;
-  renderStats(s.stats, s.big_blind);
+  renderStats(s.stats);
   renderBot(s.bot_status);
   renderHistory(s.history);
+  renderReview(s.review);
   if (!h) return;
   $("hand-id").textContent = `#${h.id} · ${h.you.button ? "you are SB/button" : "you are BB"}`;
   setCards($("your-cards"), h.you.cards, s.hole_cards, false);
@@ -76,10 +91,15 @@ function render(s) {
   $("pot").textContent = fmtChips(h.pot);
   $("street").textContent = h.street;
   $("street").hidden = !!h.result;
-  $("your-stack").textContent = fmtChips(h.you.stack);
-  $("bot-stack").textContent = fmtChips(h.bot.stack);
-  $("your-bet").innerHTML = h.you.street_bet ? `<span>${fmtChips(h.you.street_bet)}</span>` : "";
-  $("bot-bet").innerHTML = h.bot.street_bet ? `<span>${fmtChips(h.bot.street_bet)}</span>` : "";
+  $("your-stack").textContent = h.you.stack === null ? "–" : `${fmtChips(h.you.stack)} chips`;
+  $("bot-stack").textContent = h.bot.stack === null ? "–" : `${fmtChips(h.bot.stack)} chips`;
+  $("bot-last").textContent = h.bot.last_action ? h.bot.last_action.text : "";
+  $("bot-last-note").textContent = h.bot.last_action && h.bot.last_action.note ? h.bot.last_action.note : "";
+  $("your-last").textContent = h.you.last_action ? h.you.last_action.text : "";
+  $("bot-hand-name").textContent = h.bot.hand_name || "";
+  $("your-hand-name").textContent = h.you.hand_name || "";
+  $("your-bet").innerHTML = h.you.street_bet ? `<span>${fmtChips(h.you.street_bet)} chips</span>` : "";
+  $("bot-bet").innerHTML = h.bot.street_bet ? `<span>${fmtChips(h.bot.street_bet)} chips</span>` : "";
   $("your-button").hidden = !h.you.button;
   $("bot-button").hidden = !h.bot.button;
   $("seat-you").classList.toggle("to-act", h.to_act === "you");
@@ -114,33 +134,73 @@ function renderActions(legal, h) {
   if (!r) return;
   const word = r.word === "bet" ? "Bet" : "Raise to";
   $("raise").textContent = word;
+  const here = `${h.id}:${h.seq}`;
+  if (armed !== here) armed = null;
   for (const p of r.presets) presets.appendChild(presetButton(p.label, p.to));
-  presets.appendChild(presetButton("all-in", r.max, "allin"));
+  presets.appendChild(allInButton(r.max, here));
   const slider = $("raise-slider");
   slider.min = r.min;
   slider.max = r.max;
   const amount = $("raise-amount");
   const current = parseInt(amount.value, 10);
-  if (amount.dataset.hand !== `${h.id}:${h.seq}` || !(current >= r.min && current <= r.max)) {
+  if (amount.dataset.hand !== here || !(current >= r.min && current <= r.max)) {
     amount.value = r.min;
-    amount.dataset.hand = `${h.id}:${h.seq}`;
+    amount.dataset.hand = here;
   }
   slider.value = amount.value;
   amount.classList.remove("bad");
 }
 
-function presetButton(label, to, id) {
+function fillAmount(to) {
+  $("raise-amount").value = to;
+  $("raise-slider").value = to;
+  $("raise-amount").classList.remove("bad");
+}
+
+function presetButton(label, to) {
+  // A preset only fills the raise box: the Raise button (or Enter) sends it.
   const b = document.createElement("button");
   b.type = "button";
   b.textContent = `${label} · ${fmtChips(to)}`;
   b.dataset.to = to;
-  if (id) b.id = id;
-  b.addEventListener("click", () => {
-    $("raise-amount").value = to;
-    $("raise-slider").value = to;
-    send("raise", to);
-  });
+  b.addEventListener("click", () => { disarm(); fillAmount(to); });
   return b;
+}
+
+function allInButton(max, here) {
+  // All-in asks for a second, confirming click on the same button.
+  const b = document.createElement("button");
+  b.type = "button";
+  b.id = "allin";
+  b.dataset.to = max;
+  const show = () => {
+    b.classList.toggle("armed", armed === here);
+    b.textContent = armed === here ? `confirm all-in · ${fmtChips(max)}` : `all-in · ${fmtChips(max)}`;
+  };
+  b.addEventListener("click", () => {
+    if (armed === here) {
+      armed = null;
+      send("raise", max);
+      return;
+    }
+    armed = here;
+    fillAmount(max);
+    show();
+    showMessage(`All-in for ${fmtChips(max)} chips? Click "confirm all-in" to play it.`, true);
+  });
+  show();
+  return b;
+}
+
+function disarm() {
+  if (armed === null) return;
+  armed = null;
+  const b = $("allin");
+  if (b) {
+    b.classList.remove("armed");
+    b.textContent = `all-in · ${fmtChips(b.dataset.to)}`;
+  }
+  showMessage("");
 }
 
 function renderHandActions(h) {
@@ -158,6 +218,15 @@ function renderHandActions(h) {
     const li = document.createElement("li");
     li.className = a.who;
     li.textContent = a.who === "you" ? `You ${a.text}` : `${state.names.bot} ${a.text}`;
+    if (a.who === "bot" && (a.note || a.seconds !== null)) {
+      const note = document.createElement("span");
+      note.className = "note";
+      const parts = [];
+      if (a.note) parts.push(a.note);
+      if (a.seconds !== null && !(a.note && / s\)$/.test(a.note))) parts.push(`${a.seconds.toFixed(2)} s`);
+      note.textContent = "· " + parts.join(" · ");
+      li.appendChild(note);
+    }
     list.appendChild(li);
   }
   for (const note of h.notes) {
@@ -175,40 +244,91 @@ function renderHandActions(h) {
   list.scrollTop = list.scrollHeight;
 }
 
-function renderStats(st, bb) {
+function renderStats(st) {
   $("stats-hands").textContent = `${st.hands} hand${st.hands === 1 ? "" : "s"}`;
-  const el = $("stats-mbb");
-  if (st.mbb === null) {
-    el.textContent = "–";
-    el.className = "mbb";
-  } else {
-    const ci = st.ci95 === null ? "" : ` ± ${st.ci95.toFixed(0)}`;
-    el.textContent = `${signed(st.mbb, 0)}${ci} mbb/g`;
-    el.className = "mbb " + (st.mbb > 0 ? "pos" : st.mbb < 0 ? "neg" : "");
+  for (const [id, mbb, ci] of [["stats-rate", st.mbb, st.ci95], ["stats-aivat", st.aivat_mbb, st.aivat_ci95]]) {
+    const el = $(id);
+    el.textContent = rateText(mbb, ci);
+    el.className = mbb === null ? "" : mbb > 0 ? "pos" : mbb < 0 ? "neg" : "";
   }
-  $("stats-detail").textContent = `${signed(st.chips / bb, 1)} bb · 95% CI`;
-  drawChart(st.series);
+  $("stats-detail").textContent = `won ${bb(st.chips)} bb · adj. ${bb(st.aivat_chips)} bb`;
+  drawChart(st.series, st.aivat_series);
 }
 
-function drawChart(series) {
+function drawChart(series, adjusted) {
   const svg = $("chart");
   const W = 320, H = 130, L = 34, R = 6, T = 8, B = 18;
-  const xs = series.map((p) => p[0]), ys = series.map((p) => p[1]);
+  const xs = series.map((p) => p[0]), ys = series.concat(adjusted).map((p) => p[1]);
   const xMax = Math.max(1, ...xs);
   let yMin = Math.min(0, ...ys), yMax = Math.max(0, ...ys);
   if (yMax - yMin < 1) { yMax += 1; yMin -= 1; }
   const x = (v) => L + (W - L - R) * v / xMax;
   const y = (v) => T + (H - T - B) * (yMax - v) / (yMax - yMin);
-  const points = series.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ");
+  const line = (pts) => pts.map((p) => `${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(" ");
   svg.innerHTML = `
     <line class="axis" x1="${L}" y1="${T}" x2="${L}" y2="${H - B}"/>
     <line class="axis" x1="${L}" y1="${H - B}" x2="${W - R}" y2="${H - B}"/>
     <line class="zero" x1="${L}" y1="${y(0)}" x2="${W - R}" y2="${y(0)}"/>
-    <polyline class="line" points="${points}"/>
+    <polyline class="line aivat" points="${line(adjusted)}"/>
+    <polyline class="line plain" points="${line(series)}"/>
     <text x="${L - 4}" y="${T + 8}" text-anchor="end">${signed(yMax, 0)}</text>
     <text x="${L - 4}" y="${H - B}" text-anchor="end">${signed(yMin, 0)}</text>
     <text x="${W - R}" y="${H - 4}" text-anchor="end">${xs[xs.length - 1]} hands</text>
-    <text x="${L + 4}" y="${H - 4}">bb won</text>`;
+    <text x="${L + 4}" y="${H - 4}">bb</text>`;
+}
+
+function renderReview(r) {
+  // The bot's side of the last finished hand: its cards and, at each decision, the probabilities it reported.
+  $("review-panel").hidden = !r;
+  if (!r) return;
+  $("review-title").textContent = `hand #${r.id}`;
+  const box = $("review");
+  box.replaceChildren();
+  const head = document.createElement("div");
+  head.className = "cards-line";
+  head.innerHTML = `${escapeHtml(state.names.bot)} (${r.bot_position}) held <span class="mini" id="review-cards">` +
+    `${miniCards(r.bot_cards)}</span> · ${r.chips > 0 ? "lost" : "won"} ${Math.abs(r.chips / state.big_blind).toFixed(1)} bb`;
+  box.appendChild(head);
+  if (!r.decisions.length) {
+    const none = document.createElement("div");
+    none.className = "muted";
+    none.textContent = "the bot made no decision in this hand";
+    box.appendChild(none);
+  }
+  for (const d of r.decisions) {
+    const div = document.createElement("div");
+    div.className = "decision";
+    const where = document.createElement("div");
+    where.className = "where";
+    where.textContent = `${d.street} · pot ${fmtChips(d.pot)} chips${d.to_call ? ` · ${fmtChips(d.to_call)} to call` : ""}` +
+      (d.note ? ` · ${d.note}` : "");
+    div.appendChild(where);
+    if (d.policy) {
+      for (const p of d.policy) {
+        const row = document.createElement("div");
+        row.className = "prob" + (p.action === d.played_action ? " played" : "");
+        row.innerHTML = `<span>${escapeHtml(p.text)}</span><span class="bar"><i style="width:${(100 * p.p).toFixed(1)}%"></i></span>` +
+          `<span class="pct">${(100 * p.p).toFixed(p.p < 0.1 && p.p > 0 ? 1 : 0)}%</span>`;
+        row.title = p.action ? `${p.action}: ${p.p}` : String(p.p);
+        div.appendChild(row);
+      }
+      if (!d.policy.some((p) => p.action === d.played_action)) {
+        const played = document.createElement("div");
+        played.className = "muted";
+        played.textContent = `played: ${d.played}`;
+        div.appendChild(played);
+      }
+    } else {
+      const row = document.createElement("div");
+      row.innerHTML = `played ${escapeHtml(d.played)} <span class="muted">· probabilities unknown: ${escapeHtml(d.unknown || "")}</span>`;
+      div.appendChild(row);
+    }
+    box.appendChild(div);
+  }
+}
+
+function escapeHtml(text) {
+  return String(text).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c]));
 }
 
 function renderBot(b) {
@@ -218,6 +338,7 @@ function renderBot(b) {
   const last = b.last_seconds === null ? "–" : `${b.last_seconds.toFixed(2)} s`;
   const mean = b.mean_seconds === null ? "" : ` · mean ${b.mean_seconds.toFixed(2)} s`;
   $("bot-timing").textContent = b.thinking ? "thinking…" : `last decision ${last}${mean}`;
+  $("bot-note").textContent = b.last_note ? `last: ${b.last_note}` : "";
   const err = $("bot-error");
   err.hidden = !b.error;
   err.textContent = b.error || "";
@@ -239,9 +360,10 @@ function renderHistory(rows) {
   for (const r of rows) {
     const tr = document.createElement("tr");
     const cls = r.chips > 0 ? "pos" : r.chips < 0 ? "neg" : "";
+    const adj = r.aivat > 0 ? "pos" : r.aivat < 0 ? "neg" : "";
     tr.innerHTML = `<td>${r.id}</td><td>${r.position}</td><td class="mini">${miniCards(r.you)}</td>` +
       `<td class="mini">${miniCards(r.bot)}</td><td class="mini">${miniCards(r.board)}</td>` +
-      `<td class="num ${cls}">${signed(r.chips, 0)}</td>`;
+      `<td class="num ${cls}">${bb(r.chips)}</td><td class="num ${adj}">${bb(r.aivat)}</td>`;
     tr.title = r.betting;
     body.appendChild(tr);
   }
@@ -259,6 +381,7 @@ async function post(path, payload) {
     if (data.state) render(data.state);
     return false;
   }
+  lost = false;
   showMessage("");
   render(data);
   return true;
@@ -267,6 +390,7 @@ async function post(path, payload) {
 async function send(kind, amount) {
   if (pending || !state || !state.hand || !state.legal) return;
   pending = true;
+  armed = null;
   $("actions").classList.add("off");
   try {
     await post("/api/action", { hand: state.hand.id, seq: state.hand.seq, kind, amount });
@@ -313,6 +437,10 @@ async function follow() {
     const since = state ? state.version : -1;
     try {
       const res = await fetch(`/api/state?since=${since}`, { cache: "no-store" });
+      if (lost) {  // it answers again: the notice goes
+        lost = false;
+        showMessage("");
+      }
       if (res.ok) {
         const s = await res.json();
         if (!pending && newer(s)) render(s);
@@ -320,6 +448,7 @@ async function follow() {
         await new Promise((r) => setTimeout(r, 1000));
       }
     } catch (e) {
+      lost = true;
       showMessage("lost the server; retrying…", true);
       await new Promise((r) => setTimeout(r, 1500));
       continue;
@@ -331,16 +460,30 @@ $("fold").addEventListener("click", () => send("fold"));
 $("call").addEventListener("click", () => send("call"));
 $("raise").addEventListener("click", raiseTyped);
 $("next").addEventListener("click", nextHand);
-$("raise-slider").addEventListener("input", (e) => { $("raise-amount").value = e.target.value; });
+$("raise-slider").addEventListener("input", (e) => { disarm(); $("raise-amount").value = e.target.value; });
 $("raise-amount").addEventListener("keydown", (e) => {
   if (e.key === "Enter") { e.preventDefault(); raiseTyped(); }
 });
+$("raise-amount").addEventListener("input", disarm);
 document.addEventListener("keydown", (e) => {
   if (e.target.tagName === "INPUT") return;
   if ((e.key === "n" || e.key === "N") && state && state.hand && state.hand.finished) nextHand();
 });
 
-fetch("/api/state", { cache: "no-store" })
-  .then((r) => r.json())
-  .then((s) => { render(s); follow(); })
-  .catch((e) => showMessage("could not reach the server: " + e));
+async function start() {
+  for (;;) {
+    try {
+      const res = await fetch("/api/state", { cache: "no-store" });
+      render(await res.json());
+      if (lost) { lost = false; showMessage(""); }
+      follow();
+      return;
+    } catch (e) {
+      lost = true;
+      showMessage("could not reach the server; retrying…", true);
+      await new Promise((r) => setTimeout(r, 1500));
+    }
+  }
+}
+
+start();
