@@ -49,7 +49,7 @@ import numpy as np
 from abstraction.isomorphism import BOARD_CARDS, hand_index, num_classes
 from pokerbot.errors import CardError, CheckpointError
 from pokerbot.files import atomic_write_text, exclusive, file_sha256, pokerbot_home
-from pokerbot.npz import write_npy
+from pokerbot.npz import read_npy, write_npy
 
 __all__ = [
     "PRESETS",
@@ -398,8 +398,8 @@ def load_abstraction(preset: str | dict = "tiny", build_if_missing: bool = True,
     for r in range(4):
         p = d / f"table_{r}.npy"
         try:
-            t = np.load(p, mmap_mode="r")
-        except (OSError, ValueError, EOFError) as exc:
+            t = read_npy(p, mmap=True)
+        except (OSError, ValueError) as exc:
             raise CheckpointError(f"cannot read bucket table {p}: {exc}; rebuild with "
                                   f"`pokerbot abstraction build --preset {name} --force`") from None
         if t.shape != (num_classes(r),) or t.dtype.kind not in "iu":

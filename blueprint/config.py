@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from pokerbot.errors import PokerbotError
-from pokerbot.files import read_toml_config
+from pokerbot.files import is_plain_name, read_toml_config
 
 
 class ConfigError(PokerbotError, ValueError):
@@ -66,6 +66,54 @@ _SECTIONS = {
     "run": {
         "chunk": "chunk", "checkpoint_every": "checkpoint_every", "eval_every": "eval_every",
         "workers": "workers", "ray_address": "ray_address", "sync_every": "sync_every",
+    },
+}
+
+#: What each key means, by table ("" = the top level), for the configuration reference (docs/config-reference.md,
+#: made by :mod:`evaluation.configref`): ``"meaning"`` or ``(meaning, allowed values or range[, type, default])``.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "": {
+        "name": ("the run's name: its directory under $POKERBOT_HOME/blueprints/ and the name agents use "
+                 "(`blueprint?path=NAME`)", "", "", "the file's name"),
+    },
+    "game": {
+        "name": ("the game: a shipped name or the path of an ACPC .game file",
+                 "kuhn, leduc, leduc-nl, hunl, hulhe, nlfh, nlfh-small, or a .game path"),
+    },
+    "abstraction": {
+        "cards": ("card abstraction: every hand its own bucket (small games) or a bucket-table preset of "
+                  "`pokerbot abstraction build` (hold'em)", "lossless, tiny, default"),
+        "actions": ("action abstraction: every legal action (limit games) or a bet menu (no-limit): tiny = "
+                    "pot-size raises and all-in, default = more sizes, pot_allin = one pot raise per street "
+                    "(two preflop) and all-in", "legal, tiny, default, pot_allin"),
+    },
+    "mccfr": {
+        "iterations": ("MCCFR iterations in all (one traversal per player each), counting those of a resumed "
+                       "run", ">= 0"),
+        "seed": ("seed of the deals and sampling: a run is reproducible for a seed", "0 .. 2**63-1"),
+        "dtype": ("floating type of the regrets and strategy sums (float32 halves the memory: HUNL)",
+                  "float32, float64"),
+        "discount_every": ("linear discounting (Pluribus): every this many iterations, multiply regrets and "
+                           "strategy sums by k/(k+1); 0: off", ">= 0"),
+        "discount_until": ("no discounting after this iteration", ">= 0"),
+        "prune_after": "negative-regret pruning (Pluribus) from this iteration on; -1: never",
+        "prune_threshold": ("with pruning, skip the traverser's actions whose regret is below this (far below "
+                            "the sampling noise of cumulative regrets, about sqrt(T) x payoff)"),
+        "prune_probability": ("share of traversals that prune once pruning is on", "0 .. 1"),
+        "regret_floor": "regrets never fall below this (Pluribus: -310M); -inf: no floor",
+        "shared_deal": ("both traversals of an iteration share one deal (each stays unbiased; about +45% "
+                        "iterations/s in HUNL)"),
+    },
+    "run": {
+        "chunk": ("iterations per kernel call (how often the progress bar and stop signals are looked at)",
+                  ">= 1"),
+        "checkpoint_every": ("iterations between checkpoints (a stopped run resumes from the last)", ">= 1"),
+        "eval_every": ("iterations between exact exploitability figures on the progress bar (small games "
+                       "with a lossless abstraction); 0: never", ">= 0"),
+        "workers": ("ray workers; 1 trains in this process", ">= 1"),
+        "ray_address": "ray cluster to join: \"\" starts a local ray, \"auto\" or host:port joins a cluster",
+        "sync_every": ("with workers > 1: iterations each worker runs between merges of the regrets and "
+                       "strategy sums", ">= 1"),
     },
 }
 
@@ -97,28 +145,42 @@ class BlueprintConfig:
     source: str = field(default="", compare=False)
 
     def __post_init__(self) -> None:
+        where = self.source or "config"
+
+        def refuse(message: str) -> None:
+            raise ConfigError(f"{where}: {message}")
+
         kinds: dict[str, type | tuple[type, ...]] = {"int": int, "float": (int, float), "str": str, "bool": bool}
         for f in dataclasses.fields(self):
             value = getattr(self, f.name)
             kind = kinds[str(f.type)]
-            if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+            if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
                 want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}
-                raise ConfigError(f"{self.source or 'config'}: {f.name} must be {want[str(f.type)]}, got {value!r}")
-        if self.eval_every < 0 or self.discount_until < 0:
-            raise ConfigError("eval_every and discount_until must be >= 0")
+                refuse(f"{f.name} must be {want[str(f.type)]}, got {value!r}")
+        if self.eval_every < 0:
+            refuse(f"eval_every must be >= 0, got {self.eval_every}")
+        if self.discount_until < 0:
+            refuse(f"discount_until must be >= 0, got {self.discount_until}")
         if not 0 <= self.seed < 2**63:
-            raise ConfigError(f"seed must be in 0..2**63-1, got {self.seed}")
-        if math.isnan(self.prune_threshold) or math.isnan(self.regret_floor):
-            raise ConfigError("prune_threshold and regret_floor must be numbers, not nan")
+            refuse(f"seed must be in 0..2**63-1, got {self.seed}")
+        for name in ("prune_threshold", "regret_floor"):
+            if math.isnan(getattr(self, name)):
+                refuse(f"{name} must be a number, not nan")
+        if not is_plain_name(self.name):
+            refuse(f"name {self.name!r} must be a plain name (no '/', not '.' or '..'): it names the run's directory "
+                   "under $POKERBOT_HOME/blueprints")
+        for name in ("game", "cards", "actions"):
+            if not getattr(self, name):
+                refuse(f"{name} must not be empty")
         if self.dtype not in ("float32", "float64"):
-            raise ConfigError(f"dtype must be float32 or float64, got {self.dtype!r}")
+            refuse(f"dtype must be float32 or float64, got {self.dtype!r}")
         for name in ("iterations", "chunk", "checkpoint_every", "workers", "sync_every"):
             if int(getattr(self, name)) < (0 if name == "iterations" else 1):
-                raise ConfigError(f"{name} must be positive, got {getattr(self, name)!r}")
+                refuse(f"{name} must be positive, got {getattr(self, name)!r}")
         if not 0.0 <= self.prune_probability <= 1.0:
-            raise ConfigError(f"prune_probability must be in [0, 1], got {self.prune_probability}")
+            refuse(f"prune_probability must be in [0, 1], got {self.prune_probability}")
         if self.discount_every < 0:
-            raise ConfigError("discount_every must be >= 0")
+            refuse(f"discount_every must be >= 0, got {self.discount_every}")
 
     def identity(self) -> dict[str, Any]:
         """The fields a checkpoint must agree on (see :data:`IDENTITY_FIELDS`)."""

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,7 +46,7 @@ import numpy as np
 from blueprint.abstract_game import DECISION, AbstractGame
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, plain_name, pokerbot_home
-from pokerbot.npz import write_npy
+from pokerbot.npz import read_npy, write_npy
 from pokerbot.state import ActionType
 
 #: The order of the bias set: the blueprint, then fold-, call- and raise-biased copies.
@@ -291,11 +292,18 @@ def write_manifest(directory: Path, manifest: dict[str, Any]) -> None:
 def read_manifest(directory: Path) -> dict[str, Any]:
     path = directory / "manifest.json"
     try:
-        return json.loads(path.read_text())
+        manifest = json.loads(path.read_text())
     except FileNotFoundError:
         raise ContinuationError(f"{directory}: no continuation set here (no manifest.json)") from None
-    except (OSError, json.JSONDecodeError) as exc:
+    except (OSError, ValueError) as exc:  # ValueError: not JSON, or not UTF-8 text
         raise ContinuationError(f"{path}: corrupt manifest ({exc})") from None
+    if not isinstance(manifest, dict):
+        raise ContinuationError(f"{path}: corrupt manifest (not a JSON object)")
+    return manifest
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
 
 
 def load_set(directory: str | Path, tree: Any, signature: str) -> ContinuationSet:
@@ -314,8 +322,20 @@ def load_set(directory: str | Path, tree: Any, signature: str) -> ContinuationSe
             f"{directory}: continuation set was built for another blueprint "
             f"(signature {m.get('blueprint_signature')!r}, this blueprint {signature!r})"
         )
-    k = check_count(int(m.get("k", 0)))
-    files = m.get("files", {})
+    k, files, penalties, factor, chooser = (m.get("k", 0), m.get("files", {}), m.get("penalties"), m.get("factor", 0.0),
+                                            m.get("chooser"))
+    if penalties is None and isinstance(k, int):
+        penalties = [0.0] * k
+    if (not isinstance(k, int) or isinstance(k, bool) or not isinstance(files, dict)
+            or not all(isinstance(v, str) for v in files.values()) or not isinstance(penalties, list)
+            or not all(_number(p) for p in penalties) or not _number(factor) or chooser not in (None, 0, 1)
+            or not isinstance(m.get("name", ""), str) or not isinstance(m.get("method"), str)):
+        raise ContinuationError(f"{directory / 'manifest.json'}: corrupt manifest (k, files, penalties, factor, "
+                                "chooser, name or method of the wrong kind)")
+    try:
+        check_count(k)
+    except ContinuationError as exc:
+        raise ContinuationError(f"{directory}: {exc}") from None
     strategies = []
     for i in range(k):
         path = directory / f"strategy_{i}.npy"
@@ -324,18 +344,17 @@ def load_set(directory: str | Path, tree: Any, signature: str) -> ContinuationSe
         if _digest(path) != files[str(i)]:
             raise ContinuationError(f"{path}: checksum mismatch, the continuation table is corrupt")
         try:
-            q = np.load(path)
+            q = read_npy(path)
         except (OSError, ValueError) as exc:
             raise ContinuationError(f"{path}: unreadable continuation table ({exc})") from None
         if q.dtype != np.uint8 or q.shape != (tree.num_slots,):
             raise ContinuationError(f"{path}: {q.dtype} table of shape {q.shape}, the blueprint needs uint8 ({tree.num_slots},)")
         strategies.append(dequantize(tree, q) if isinstance(tree, AbstractGame) else dequantize_solver(tree, q))
-    penalties = [float(x) for x in m.get("penalties", [0.0] * k)][:k]
+    penalties = [float(x) for x in penalties][:k]
     if len(penalties) != k:
         raise ContinuationError(f"{directory}: the manifest has {len(penalties)} penalties for K = {k} strategies")
-    chooser = m.get("chooser")
-    return ContinuationSet(str(m.get("name", directory.name)), signature, str(m.get("method")), float(m.get("factor", 0.0)),
-                           strategies, penalties, None if chooser is None else int(chooser))
+    return ContinuationSet(m.get("name", directory.name), signature, m["method"], float(factor), strategies, penalties,
+                           chooser)
 
 
 def _resume_manifest(directory: Path, manifest: dict[str, Any], same: Sequence[str]) -> dict[str, Any]:

@@ -80,6 +80,32 @@ class LeafNetError(CheckpointError):
 # --- features ---------------------------------------------------------------------------------
 
 
+#: What each key of ``[features]`` and ``[train]`` of a ``configs/leafnet-*.toml`` means (``[leafnet]`` and ``[data]``:
+#: :data:`realtime.leafnet_data.KEY_DOCS`), for the configuration reference (docs/config-reference.md, made by
+#: :mod:`evaluation.configref`): ``"meaning"`` or ``(meaning, allowed values or range[, type, default])``.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "features": {
+        "bins": ("bins of each class's hand-strength histogram", ">= 1"),
+        "runouts": ("run-outs sampled for the features where there are more than exact_runouts (HUNL flop: 24 "
+                    "of 1,176 turn-river pairs)", ">= 1"),
+        "exact_runouts": ("enumerate the run-outs when there are at most this many", ">= 0"),
+        "seed": ("seed of the sampled run-outs (with the board: training and play compute the same features)",
+                 ">= 0"),
+    },
+    "train": {
+        "hidden": ("widths of the hidden layers", "each >= 1"),
+        "lr": ("Adam's learning rate", "> 0"),
+        "batch": ("rows per gradient step", ">= 1"),
+        "epochs": ("epochs at most", ">= 1"),
+        "patience": ("stop when the validation loss has not improved for this many epochs", ">= 1"),
+        "val_fraction": ("share of the leaf states (or subgames) held out for validation", "(0, 1)"),
+        "huber_delta": ("delta of the Huber loss", "> 0"),
+        "seed": ("seed of the initialisation, the validation split and the batches", ">= 0"),
+        "threads": ("CPU threads for torch (more than the free cores slows it down many times over)", ">= 1"),
+    },
+}
+
+
 @dataclass(frozen=True)
 class FeatureSpec:
     """What the features are; a model is only used with the spec it was trained on."""
@@ -98,11 +124,22 @@ class FeatureSpec:
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
 
+    def check(self) -> FeatureSpec:
+        """This spec, if its counts are usable (:class:`PokerbotError` naming the first that is not)."""
+        for key, low in (("bins", 1), ("runouts", 1), ("exact_runouts", 0), ("seed", 0), ("version", 1)):
+            value = getattr(self, key)
+            if not isinstance(value, int) or isinstance(value, bool) or value < low:
+                raise PokerbotError(f"features: {key} must be a whole number >= {low}, got {value!r}")
+        if not isinstance(self.name, str):
+            raise PokerbotError(f"features: name must be a string, got {self.name!r}")
+        return self
+
     @classmethod
     def from_dict(cls, d: dict[str, Any]) -> FeatureSpec:
+        """The spec a manifest or model description records; :class:`LeafNetError` if it is not one."""
         try:
-            return cls(**d)
-        except TypeError as exc:
+            return cls(**d).check()
+        except (TypeError, PokerbotError) as exc:
             raise LeafNetError(f"not a feature spec ({exc})") from None
 
 
@@ -324,6 +361,10 @@ class TrainConfig:
             raise PokerbotError(f"threads must be >= 1, got {self.threads}")
         if not 0 < self.val_fraction < 1:
             raise PokerbotError(f"val_fraction must be in (0, 1), got {self.val_fraction}")
+        if not 0 < self.huber_delta < math.inf or not self.lr < math.inf:
+            raise PokerbotError(f"huber_delta and lr must be positive and finite, got {self.huber_delta}, {self.lr}")
+        if self.seed < 0:
+            raise PokerbotError(f"seed must be >= 0, got {self.seed}")
         return self
 
 
@@ -403,17 +444,31 @@ class LeafNet:
             meta = json.loads((directory / "model.json").read_text())
         except (OSError, ValueError) as exc:
             raise LeafNetError(f"{directory}: no readable leaf-value model ({exc})") from None
+        if not isinstance(meta, dict):
+            raise LeafNetError(f"{directory}/model.json: not a leaf-value model (not a JSON object)")
         for key in ("spec", "choices", "hidden", "classes", "blueprint", "continuations"):
             if key not in meta:
                 raise LeafNetError(f"{directory}/model.json: not a leaf-value model (no {key!r})")
         if not path.is_file() or meta.get("sha256") != file_sha256(path):
             raise LeafNetError(f"{path}: missing or checksum mismatch, the model is corrupt")
-        spec = FeatureSpec.from_dict(meta["spec"])
-        k0, k1 = meta["choices"]
-        model = make_model(spec.num_features, int(k0) * int(k1), meta["hidden"])
         try:
-            model.load_state_dict(torch.load(path, map_location="cpu", weights_only=True))
-        except (RuntimeError, ValueError) as exc:
+            spec = FeatureSpec.from_dict(meta["spec"])
+        except LeafNetError as exc:
+            raise LeafNetError(f"{directory}/model.json: {exc}") from None
+        choices, hidden = meta["choices"], meta["hidden"]
+
+        def counts(x: Any, n: int | None = None) -> bool:  # a list of n (any number of) whole numbers >= 1
+            return isinstance(x, list) and (n is None or len(x) == n) and all(
+                isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in x)
+
+        if not counts(choices, 2) or not counts(hidden) or not isinstance(meta["classes"], str) or not all(
+                isinstance(meta[k], dict) for k in ("blueprint", "continuations")):
+            raise LeafNetError(f"{directory}/model.json: not a leaf-value model (choices, hidden, classes, blueprint "
+                               "or continuations of the wrong kind)")
+        try:
+            model = make_model(spec.num_features, choices[0] * choices[1], hidden)
+            model.load_state_dict(load_torch(path))
+        except (RuntimeError, ValueError, TypeError, pickle.UnpicklingError) as exc:
             raise LeafNetError(f"{path}: weights do not fit the model described in model.json ({exc})") from None
         return cls(model.to(device()), meta)
 
@@ -497,17 +552,31 @@ def train(
     ckpt = directory / "checkpoint.pt"
     key = {"config": asdict(config), "data": data_digest}
     if ckpt.is_file():
+        fresh = "remove it or pass --fresh"
         try:
             saved = load_torch(ckpt, map_location=dev)
         except (OSError, RuntimeError, EOFError, ValueError, TypeError, pickle.UnpicklingError) as exc:
-            raise LeafNetError(f"cannot read the training checkpoint {str(ckpt)!r} ({exc}); remove it or pass --fresh") from None
-        if isinstance(saved, dict) and saved.get("key") == key:
-            model.load_state_dict(saved["model"])
-            opt.load_state_dict(saved["opt"])
-            history = [tuple(h) for h in saved["history"]]
-            best = tuple(saved["best"])
-            best_state = saved["best_state"]
-            torch.set_rng_state(saved["rng"])
+            raise LeafNetError(f"cannot read the training checkpoint {str(ckpt)!r} ({exc}); {fresh}") from None
+        if not isinstance(saved, dict) or not isinstance(saved.get("key"), dict):
+            raise LeafNetError(f"{ckpt} is not a leaf-net training checkpoint; {fresh}")
+        if saved["key"] == key:  # a checkpoint of this run (one of other options or data is started over)
+            try:
+                model.load_state_dict(saved["model"])
+                opt.load_state_dict(saved["opt"])
+                history = [(float(t), float(v)) for t, v in saved["history"]]
+                best = (float(saved["best"][0]), int(saved["best"][1]))
+                best_state = saved["best_state"]
+                torch.set_rng_state(saved["rng"])
+                if (len(history) > config.epochs or not all(math.isfinite(t) for h in history for t in h)
+                        or not -1 <= best[1] < max(len(history), 1) or (best[1] >= 0) != bool(best_state)):
+                    raise ValueError("inconsistent history")
+            except (KeyError, IndexError, RuntimeError, TypeError, ValueError) as exc:
+                raise LeafNetError(f"the training checkpoint {str(ckpt)!r} is damaged ({exc}); {fresh}") from None
+            if best_state:
+                try:
+                    make_model(x.shape[1], y.shape[1], config.hidden).load_state_dict(best_state)
+                except (RuntimeError, TypeError, ValueError, AttributeError) as exc:
+                    raise LeafNetError(f"the training checkpoint {str(ckpt)!r} is damaged ({exc}); {fresh}") from None
     gen = torch.Generator(device="cpu")
     stopped = False
     for epoch in range(len(history), config.epochs):

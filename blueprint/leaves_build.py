@@ -27,6 +27,7 @@ from typing import Any
 import numpy as np
 
 from blueprint.continuation import (
+    ContinuationError,
     ContinuationSet,
     build_bias_set,
     build_generated_set,
@@ -35,12 +36,44 @@ from blueprint.continuation import (
     leaves_dir,
 )
 from pokerbot.errors import PokerbotError
-from pokerbot.menus import PotFractionMenu
+from pokerbot.menus import MenuError, PotFractionMenu
 
 #: The ``[leaves]`` keys of each method.
 BIAS_KEYS = frozenset({"name", "blueprint", "method", "k", "factor"})
 GENERATIVE_KEYS = frozenset({"name", "method", "game", "menu", "fractions", "max_raises", "all_in", "k", "chooser",
                              "iterations", "blueprint", "blueprint_iterations", "weaken"})
+#: What each ``[leaves]`` key means, for the configuration reference (docs/config-reference.md, made by
+#: :mod:`evaluation.configref`): ``(meaning, allowed values or range, type, default)`` (no dataclass field holds
+#: these keys as written, so each entry gives its type and default).
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "leaves": {
+        "name": ("the set's name: its directory under $POKERBOT_HOME/leaves/ (what a real-time config's "
+                 "`continuations` names)", "", "string", "required"),
+        "method": ("K biased copies of a trained blueprint, or a set grown by exact best responses on a small game",
+                   "bias, self-generative", "string", "`\"bias\"`"),
+        "blueprint": ("bias: a blueprint run name under $POKERBOT_HOME/blueprints/ or a blueprint.npz path "
+                      "(required); self-generative: a .npy strategy array of the game's tree (else DCFR solves "
+                      "one)", "", "string", "bias: required; self-generative: solved"),
+        "k": ("strategies in the set (per chooser), the blueprint included", ">= 1 (bias: <= 4)", "integer", "`4`"),
+        "factor": ("bias factor: a biased copy multiplies the probabilities of its kind of action (fold, call, "
+                   "raise) by this and renormalises", "> 0", "float", "`10.0`"),
+        "game": ("the small game (a shipped name or .game path) whose whole tree is solved", "", "string",
+                 "required"),
+        "menu": ("the bet menu as a spec line, e.g. \"pot 0.5,1 all_in=1 max_raises=2\" (instead of fractions, "
+                 "max_raises, all_in)", "a pot-fraction menu", "string", "from fractions"),
+        "fractions": ("the bet menu's raises as pot fractions (with max_raises, all_in; or give menu)", "each > 0",
+                      "array of floats", "required unless menu"),
+        "max_raises": ("raises per round of the bet menu", ">= 0", "integer", "`3`"),
+        "all_in": ("the bet menu has an all-in too", "", "boolean", "`true`"),
+        "chooser": ("the seat that chooses among the set at a leaf; \"both\" builds one set per seat",
+                    "0, 1, \"both\"", "integer or string", "`\"both\"`"),
+        "iterations": ("DCFR iterations of each depth-limited solve", ">= 1", "integer", "`300`"),
+        "blueprint_iterations": ("DCFR iterations of the whole-game blueprint when none is given", ">= 1",
+                                 "integer", "`1000`"),
+        "weaken": ("penalise a generated strategy that beats the blueprint's value", "", "boolean", "`true`"),
+    },
+}
+
 #: The seats each ``chooser`` value builds a set for.
 CHOOSER_SEATS: dict[int | str, tuple[int, ...]] = {0: (0,), 1: (1,), "both": (0, 1)}
 
@@ -83,11 +116,13 @@ class LeavesConfig:
     @classmethod
     def from_toml(cls, data: dict[str, Any], source: str) -> LeavesConfig:
         """The config of the parsed TOML ``data`` (read from ``source``), checked."""
+        from pokerbot.schema import take
+
         unknown_tables = set(data) - {"leaves"}
         if unknown_tables:
             raise PokerbotError(f"{source}: unknown tables {sorted(unknown_tables)} (only [leaves])")
-        section = data.get("leaves", {})
-        method = section.get("method", "bias")
+        section = take(data, "leaves", dict, {}, source)
+        method = take(section, "method", str, "bias", source)
         if method not in ("bias", "self-generative"):
             raise PokerbotError(f"{source}: method {method!r}: use 'bias' or 'self-generative'")
         allowed = BIAS_KEYS if method == "bias" else GENERATIVE_KEYS
@@ -95,27 +130,32 @@ class LeavesConfig:
         if unknown:
             raise PokerbotError(f"{source}: unknown [leaves] keys {sorted(unknown)} for method {method!r} "
                                 f"(known: {sorted(allowed)})")
-        if not section.get("name"):
+        if not take(section, "name", str, "", source):
             raise PokerbotError(f"{source}: [leaves] needs 'name'")
-        return _bias(section, source) if method == "bias" else _generative(section, source)
+        try:
+            return _bias(section, source) if method == "bias" else _generative(section, source)
+        except (ContinuationError, MenuError) as exc:  # a count or menu the builders refuse: say which file
+            raise PokerbotError(f"{source}: {exc}") from None
 
 
 def _bias(section: dict[str, Any], source: str) -> LeavesConfig:
-    bp_name = section.get("blueprint")
-    if not bp_name:
-        raise PokerbotError(f"{source}: [leaves] needs 'blueprint' for method 'bias'")
     from pokerbot.schema import take
 
+    bp_name = take(section, "blueprint", str, "", source)
+    if not bp_name:
+        raise PokerbotError(f"{source}: [leaves] needs 'blueprint' for method 'bias'")
     k = take(section, "k", int, 4, source)
     factor = take(section, "factor", float, 10.0, source)
     check_count(k, 4)
     if not factor > 0:
         raise PokerbotError(f"{source}: factor must be positive, got {factor}")
-    return LeavesConfig(section["name"], "bias", source, k, str(bp_name), factor)
+    return LeavesConfig(section["name"], "bias", source, k, bp_name, factor)
 
 
 def _generative(section: dict[str, Any], source: str) -> LeavesConfig:
-    game = section.get("game")
+    from pokerbot.schema import take
+
+    game = take(section, "game", str, "", source)
     if not game:
         raise PokerbotError(f"{source}: [leaves] needs 'game' for method 'self-generative'")
     k = section.get("k", 4)
@@ -131,9 +171,9 @@ def _generative(section: dict[str, Any], source: str) -> LeavesConfig:
     if seats is None:
         raise PokerbotError(f"{source}: chooser must be 0, 1 or \"both\", got {chooser!r}")
     check_count(k)
-    named = section.get("blueprint")
-    return LeavesConfig(section["name"], "self-generative", source, k, str(named) if named else None,
-                        game=str(game), menu=_menu(section, source), seats=seats, iterations=iterations,
+    named = take(section, "blueprint", str, "", source)
+    return LeavesConfig(section["name"], "self-generative", source, k, named or None,
+                        game=game, menu=_menu(section, source), seats=seats, iterations=iterations,
                         weaken=weaken, blueprint_iterations=section.get("blueprint_iterations", 1000))
 
 
@@ -146,18 +186,22 @@ def _positive_int(value: object, key: str, source: str) -> int:
 def _menu(section: dict[str, Any], source: str) -> PotFractionMenu:
     """The bet menu of a self-generative config: ``menu`` (a spec line) or ``fractions`` (+ ``max_raises``, ``all_in``)."""
     from pokerbot.menus import menu_from_spec
+    from pokerbot.schema import take
 
     if "menu" in section:
         if {"fractions", "max_raises", "all_in"} & set(section):
             raise PokerbotError(f"{source}: give 'menu' or 'fractions'/'max_raises'/'all_in', not both")
-        menu = menu_from_spec(str(section["menu"]))
+        menu = menu_from_spec(take(section, "menu", str, where=source))
         if not isinstance(menu, PotFractionMenu):
             raise PokerbotError(f"{source}: menu {section['menu']!r} is not a pot-fraction menu (no-limit games)")
         return menu
     if "fractions" not in section:
         raise PokerbotError(f"{source}: [leaves] needs 'menu' (a spec line) or 'fractions' for method 'self-generative'")
-    return PotFractionMenu(tuple(float(f) for f in section["fractions"]), bool(section.get("all_in", True)),
-                           section.get("max_raises", 3))
+    fractions = take(section, "fractions", list[float], where=source)
+    if not fractions or not all(f > 0 for f in fractions):
+        raise PokerbotError(f"{source}: fractions must be a list of positive pot fractions, got {fractions}")
+    return PotFractionMenu(tuple(float(f) for f in fractions), take(section, "all_in", bool, True, source),
+                           take(section, "max_raises", int, 3, source, low=0))
 
 
 def build_leaves(config: LeavesConfig, directory: str | Path | None = None,
@@ -231,13 +275,13 @@ def _generative_blueprint(config: LeavesConfig, directory: Path, full: Any, show
     """The blueprint strategy array and where it came from: the config's ``.npy``, the one
     saved by an earlier (stopped) build, or DCFR on the whole game (saved for a resume;
     its progress bar shown if ``show``)."""
-    from pokerbot.npz import write_npy
+    from pokerbot.npz import read_npy, write_npy
     from pokerbot.solver import Solver
 
     path = Path(config.blueprint) if config.blueprint else directory / "blueprint.npy"
     if config.blueprint or path.is_file():
         try:
-            bp = np.load(path)
+            bp = read_npy(path)
         except (OSError, ValueError) as exc:
             raise PokerbotError(f"{path}: not a readable blueprint strategy array ({exc})") from None
         if bp.dtype != np.float64 or bp.shape != (full.num_slots,):

@@ -385,6 +385,24 @@ class AivatResult:
         return (f"{a} vs {b}: plain {self.plain_rate}; AIVAT {self.aivat_rate}; "
                 f"std cut {100 * self.std_cut:.0f}%")
 
+    def __repr__(self) -> str:
+        """The summary line, not the arrays (what a notebook or the REPL shows)."""
+        return f"<AivatResult {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        """A small table for Jupyter: players, game, hands, the plain and AIVAT win rates, the std cut."""
+        from html import escape
+
+        a, b = self.names
+        known = ", ".join(n for n, k in zip(self.names, self.known) if k) or "none"
+        rows = [("match", f"{a} vs {b}"), ("game", self.game.name),
+                ("hands", f"{self.chips.size:,}{' (duplicate)' if self.duplicate else ''}"),
+                (f"{a} plain (95% CI)", str(self.plain_rate)), (f"{a} AIVAT (95% CI)", str(self.aivat_rate)),
+                ("std cut", f"{100 * self.std_cut:.0f}%"), ("known policies", known)]
+        body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}</td>"
+                       f"</tr>" for k, v in rows)
+        return f"<table><caption>AivatResult</caption>{body}</table>"
+
 
 class PolicyRecorder(Agent):
     """Wraps an agent and records the policy it reports before each action (for AIVAT of a live match).

@@ -63,7 +63,7 @@ from evaluation.lbr import LbrSettings
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, plain_name, read_toml_config
 from pokerbot.npz import load_checked, save_checked
-from pokerbot.schema import take
+from pokerbot.schema import check_value, take
 
 #: Training curves by name: ``(iterations, exploitability in mbb/g)`` points (JSON lists once read back).
 Curves = list[tuple[str, Sequence[Sequence[float]]]]
@@ -127,16 +127,62 @@ _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value"
 _LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk", "expected_from"}
 _TRAINING = {"config", "iterations", "eval_every"}
 
+#: What each key means, by table ("" = the top level), for the configuration reference (docs/config-reference.md,
+#: made by :mod:`evaluation.configref`): ``"meaning"`` or ``(meaning, allowed values or range[, type, default])``.
+#: ``[agents]`` holds names of the user's choice: its one entry says what each is.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "": {
+        "name": ("the experiment's name: its output folder is runs/eval-<name> unless `out` is given", "", "",
+                 "the file's name"),
+        "game": ("the game every match is played in: a shipped name or a .game path", "", "string", "`\"hunl\"`"),
+        "hands": ("hands per matchup", ">= 1 (even when duplicate)"),
+        "seed": ("card seed of the matches (the ACPC dealer's) and of the LBR runs", "0 .. 2**32-1"),
+        "duplicate": "play every deal twice with the seats swapped (confidence intervals over the pairs)",
+        "aivat": "add AIVAT estimates beside the plain chips (the agents' policies must be known)",
+        "value": ("AIVAT's value function", "fitted, equity, blueprint:<file or run name>"),
+        "chunk": ("hands per resumable piece of a match (each piece its own ACPC log)",
+                  ">= 1 (even when duplicate)"),
+        "workers": ("ray workers playing the pieces; 1: in this process", ">= 1"),
+        "ray_address": "ray cluster to join: \"\" starts a local ray, \"auto\" or host:port joins a cluster",
+        "round_robin": "play every pair of agents (instead of `matchups`)",
+        "matchups": ("the matches to play, each a pair of names of [agents]: [[\"a\", \"b\"], ...] (A is the "
+                     "first)", "two different agents", "array of pairs of strings"),
+        "out": "output folder (\"\": runs/eval-<name>); rerun the experiment to resume it there",
+    },
+    "agents": {
+        "<name>": ("an agent spec (`pokerbot.bots.make_agent`): random, call, raise, equity, blueprint, "
+                   "realtime, sog, or package.module:factory, each with ?key=value options", "",
+                   "string", "at least one agent"),
+    },
+    "lbr": {
+        "agent": ("the name of the agent of [agents] to exploit", "a name of [agents]"),
+        "hands": ("hands of the run (made even: LBR plays duplicate pairs)", ">= 1", "", "`200`"),
+        "fractions": ("LBR's raise sizes as fractions of the pot after calling", "each > 0"),
+        "all_in": "LBR also considers all-in",
+        "call_rounds": ("rounds where LBR only checks or calls (0: preflop), e.g. [0, 1]",
+                        "rounds of the game"),
+        "samples": ("run-outs sampled for LBR's equities where there are too many to enumerate", ">= 1"),
+        "chunk": ("hands per resumable piece", ">= 1, even", "", "the experiment's chunk"),
+        "expected_from": ("score each hand by LBR's expectation over the agent's actions from this round on "
+                          "(0: preflop); unset: the chips won", "rounds of the game"),
+    },
+    "training": {
+        "config": "a blueprint config (a path or a name in configs/) of a small game with a lossless abstraction",
+        "iterations": ("MCCFR iterations of the in-memory run", ">= 1", "", "`100000`"),
+        "eval_every": ("iterations between exact exploitability points of the curve", ">= 1", "", "`10000`"),
+    },
+}
 
-def _positive(value: Any, what: str) -> int:
+
+def _positive(value: Any, what: str, source: str = "experiment") -> int:
     if not isinstance(value, int) or isinstance(value, bool) or value < 1:
-        raise ExperimentError(f"{what} must be a positive integer, got {value!r}")
+        raise ExperimentError(f"{source}: {what} must be a positive integer, got {value!r}")
     return value
 
 
-def _seed(value: Any) -> int:
+def _seed(value: Any, source: str = "experiment") -> int:
     if not isinstance(value, int) or isinstance(value, bool) or not 0 <= value < 2**32:
-        raise ExperimentError(f"seed must be an integer in 0..2**32-1 (a card seed), got {value!r}")
+        raise ExperimentError(f"{source}: seed must be an integer in 0..2**32-1 (a card seed), got {value!r}")
     return value
 
 
@@ -151,7 +197,7 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
     try:
         from pokerbot.gamedef import load_game
 
-        load_game(take(data, "game", str, "hunl", source, ExperimentError))
+        rounds = load_game(take(data, "game", str, "hunl", source, ExperimentError)).num_rounds
     except PokerbotError as exc:
         raise ExperimentError(f"{source}: game: {exc}") from None
     def get(key: str, kind: Any, default: Any) -> Any:
@@ -161,17 +207,19 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         name=get("name", str, Path(source).stem),
         game=get("game", str, "hunl"),
         agents=dict(agents),
-        hands=_positive(data.get("hands", 1000), "hands"),
-        seed=_seed(data.get("seed", 0)),
+        hands=_positive(data.get("hands", 1000), "hands", source),
+        seed=_seed(data.get("seed", 0), source),
         duplicate=get("duplicate", bool, True),
         aivat=get("aivat", bool, True),
         value=get("value", str, "fitted"),
-        chunk=_positive(data.get("chunk", 1000), "chunk"),
-        workers=_positive(data.get("workers", 1), "workers"),
+        chunk=_positive(data.get("chunk", 1000), "chunk", source),
+        workers=_positive(data.get("workers", 1), "workers", source),
         ray_address=get("ray_address", str, ""),
         round_robin=get("round_robin", bool, False),
         out=get("out", str, ""),
     )
+    if not exp.name:
+        raise ExperimentError(f"{source}: name must not be empty (it names the output folder runs/eval-<name>)")
     kind, _, path = exp.value.partition(":")
     if kind not in ("fitted", "equity", "blueprint") or (kind == "blueprint") != bool(path):
         raise ExperimentError(f"{source}: value must be 'fitted', 'equity' or 'blueprint:<file or run name>', "
@@ -180,37 +228,44 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         raise ExperimentError(f"{source}: duplicate matches need even hands and chunk, got {exp.hands}, {exp.chunk}")
     for pair in get("matchups", list[list[str]], []):
         if not (isinstance(pair, list) and len(pair) == 2 and all(p in agents for p in pair)) or pair[0] == pair[1]:
-            raise ExperimentError(f"{source}: matchup {pair!r} must name two different agents of [agents]")
+            raise ExperimentError(f"{source}: matchups: {pair!r} must name two different agents of [agents]")
         exp.matchups.append((pair[0], pair[1]))
     lbr_runs, training_runs = get("lbr", list[dict], []), get("training", list[dict], [])
     if not exp.round_robin and not exp.matchups and not lbr_runs and not training_runs:
         raise ExperimentError(f"{source}: nothing to do: give matchups, round_robin = true, [[lbr]] or [[training]]")
     for run in lbr_runs:
         bad = set(run) - _LBR
-        if bad or run.get("agent") not in agents:
-            raise ExperimentError(f"{source}: [[lbr]] needs agent = one of {sorted(agents)}; unknown keys {sorted(bad)}")
+        if bad:
+            raise ExperimentError(f"{source}: [[lbr]]: unknown keys {sorted(bad)} (known: {sorted(_LBR)})")
+        if not isinstance(run.get("agent"), str) or run["agent"] not in agents:
+            raise ExperimentError(f"{source}: [[lbr]] needs agent = one of {sorted(agents)}, got {run.get('agent')!r}")
         where = f"{source}: [[lbr]] for {run['agent']}"
         try:
             settings = LbrSettings(tuple(take(run, "fractions", list[float], [1.0], where, ExperimentError)),
                                    take(run, "all_in", bool, True, where, ExperimentError),
                                    tuple(take(run, "call_rounds", list[int], [], where, ExperimentError)),
                                    samples=take(run, "samples", int, 1000, where, ExperimentError, low=1),
-                                   expected_from=take(run, "expected_from", int | None, None, where, ExperimentError))
+                                   expected_from=take(run, "expected_from", int | None, None, where, ExperimentError,
+                                                      low=0, high=rounds - 1))
+            for r in settings.call_rounds:
+                check_value(r, int, "call_rounds", where, ExperimentError, low=0, high=rounds - 1)
         except (TypeError, ValueError) as exc:
             if isinstance(exc, ExperimentError):
                 raise
             raise ExperimentError(f"{where}: {exc}") from None
-        hands = _positive(run.get("hands", 200), "[[lbr]] hands")
-        chunk = _positive(run.get("chunk", exp.chunk), "[[lbr]] chunk")
+        hands = _positive(run.get("hands", 200), "[[lbr]] hands", source)
+        chunk = _positive(run.get("chunk", exp.chunk), "[[lbr]] chunk", source)
         if chunk % 2:
             raise ExperimentError(f"{source}: [[lbr]] chunk must be even (LBR plays duplicate pairs), got {chunk}")
         exp.lbr.append(LbrRun(run["agent"], hands + hands % 2, settings, chunk))
     for run in training_runs:
         bad = set(run) - _TRAINING
-        if bad or not isinstance(run.get("config"), str):
-            raise ExperimentError(f"{source}: [[training]] needs config = a blueprint TOML; unknown keys {sorted(bad)}")
-        exp.training.append(TrainingRun(run["config"], _positive(run.get("iterations", 100_000), "iterations"),
-                                        _positive(run.get("eval_every", 10_000), "eval_every")))
+        if bad:
+            raise ExperimentError(f"{source}: [[training]]: unknown keys {sorted(bad)} (known: {sorted(_TRAINING)})")
+        if not isinstance(run.get("config"), str):
+            raise ExperimentError(f"{source}: [[training]] needs config = a blueprint TOML, got {run.get('config')!r}")
+        exp.training.append(TrainingRun(run["config"], _positive(run.get("iterations", 100_000), "iterations", source),
+                                        _positive(run.get("eval_every", 10_000), "eval_every", source)))
     return exp
 
 
@@ -317,7 +372,8 @@ def _save_piece(path: Path, identity: dict[str, Any], arrays: dict[str, np.ndarr
 
 def _load_piece(path: Path, identity: dict[str, Any]) -> dict[str, np.ndarray]:
     """A piece written by :func:`_save_piece` for ``identity``: checked whole, played for this experiment, holding
-    one finite result a hand; ExperimentError naming the file otherwise."""
+    one finite result a hand (AIVAT estimates NaN where the experiment has ``aivat = false``); ExperimentError
+    naming the file otherwise."""
     try:
         meta, arrays = load_checked(path, PIECE_KIND)
     except CheckpointError as exc:
@@ -327,9 +383,17 @@ def _load_piece(path: Path, identity: dict[str, Any]) -> dict[str, np.ndarray]:
         raise ExperimentError(f"{path} was played for another experiment ({meta.get('identity')}, this one needs "
                               f"{expected}): give another out folder, or delete the file to replay it")
     n = int(identity["hands"])
+    names = {"chips", "seconds"} | ({"aivat"} if "aivat" in identity else set())
+    if set(arrays) != names:
+        raise ExperimentError(f"{path}: holds the arrays {sorted(arrays)}, a piece holds {sorted(names)}; "
+                              "delete it and run again to replay that piece")
     for key, a in arrays.items():
         shape_ok = a.shape == (n,) if key != "seconds" else a.shape == ()
-        if not shape_ok or not np.all(np.isfinite(a)):
+        if key == "aivat" and identity["aivat"] is False:  # no AIVAT estimates: NaN, as play_chunk stores them
+            values_ok = bool(np.all(np.isnan(a)))
+        else:
+            values_ok = bool(np.all(np.isfinite(a)))
+        if not shape_ok or not values_ok:
             raise ExperimentError(f"{path}: array {key!r} has shape {a.shape} or non-finite values, expected "
                                   f"{n} finite values; delete it and run again to replay that piece")
     return arrays

@@ -98,6 +98,48 @@ class MatchResult:
             f"{self.hands_per_second:,.0f} hands/s"
         )
 
+    def __repr__(self) -> str:
+        """The summary line, not the arrays (what a notebook or the REPL shows)."""
+        return f"<MatchResult {self.summary()}>"
+
+    def _repr_html_(self) -> str:
+        """A small table for Jupyter: players, game, hands, A's win rate, speed and log."""
+        from html import escape
+
+        a, b = self.names
+        rate = f"{self.win_rate}" if self.hands else "no hands finished"
+        rows = [("match", f"{a} vs {b}"), ("game", self.game.name),
+                ("hands", f"{self.hands:,}{' (duplicate)' if self.duplicate else ''}"
+                          f"{', over ACPC' if self.over_acpc else ''}"),
+                (f"{a} (95% CI)", rate), ("speed", f"{self.hands_per_second:,.0f} hands/s" if self.hands else "-")]
+        if self.log_path:
+            rows.append(("log", self.log_path))
+        if self.error:
+            rows.append(("error", self.error))
+        body = "".join(f"<tr><th style='text-align:left'>{escape(k)}</th><td style='text-align:left'>{escape(v)}</td>"
+                       f"</tr>" for k, v in rows)
+        return f"<table><caption>MatchResult</caption>{body}</table>"
+
+    def hand_rows(self) -> list[dict[str, object]]:
+        """One dict per hand: ``hand``, ``chips`` (A's) and, when the match wrote its log, the hand's betting,
+        board, cards, players and their chips (:func:`evaluation.hand_history.hand_row`)."""
+        rows: list[dict[str, object]] = [{"hand": i, "chips": float(c)} for i, c in enumerate(self.chips)]
+        if self.log_path and os.path.isfile(self.log_path):
+            from evaluation.hand_history import hand_rows, load_history
+
+            logged = hand_rows(load_history(self.game, self.log_path))
+            if len(logged) == len(rows):  # the log is this match's (not replaced since)
+                for row, more in zip(rows, logged):
+                    row.update({k: v for k, v in more.items() if k != "hand"})
+        return rows
+
+    def hands_frame(self) -> Any:
+        """:meth:`hand_rows` as a pandas DataFrame (pandas is not a pokerbot dependency: an ImportError says how
+        to get it)."""
+        from evaluation.hand_history import to_frame
+
+        return to_frame(self.hand_rows())
+
 
 class MatchAborted(PokerbotError):
     """A match stopped before its last hand; ``result`` holds every hand finished before."""

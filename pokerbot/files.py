@@ -90,13 +90,31 @@ def read_toml_config(spec: str | os.PathLike[str], error: type[Exception] = Poke
                      what: str = "config") -> tuple[Path, dict[str, Any]]:
     """The path and parsed content of the TOML config ``spec`` (see :func:`config_path` for the arguments).
 
-    A binary, oversized or malformed file raises ``error`` naming the file.
+    A binary, oversized or malformed file raises ``error`` naming the file, and so does an integer beyond
+    TOML's 64 bits (the TOML standard makes it an error; Python's parser reads it as a big int, which
+    numpy, numba and torch would refuse later, far from the file).
     """
     path = config_path(spec, error, prefix, what)
     try:
-        return path, tomllib.loads(read_text_file(path, "TOML config", error))
+        data = tomllib.loads(read_text_file(path, "TOML config", error))
     except tomllib.TOMLDecodeError as exc:
         raise error(f"{path}: not valid TOML ({exc})") from None
+    for key, value in _integers(data):
+        if not -(2**63) <= value < 2**63:
+            raise error(f"{path}: {key} = {value} is beyond TOML's 64-bit integers")
+    return path, data
+
+
+def _integers(node: Any, key: str = "") -> Iterator[tuple[str, int]]:
+    """Every integer of parsed TOML with its dotted key (array items as ``key[i]``)."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _integers(v, f"{key}.{k}" if key else str(k))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _integers(v, f"{key}[{i}]")
+    elif isinstance(node, int) and not isinstance(node, bool):
+        yield key, node
 
 
 def file_sha256(path: str | os.PathLike[str]) -> str:
@@ -182,7 +200,10 @@ def save_figure(fig: Any, path: str | os.PathLike[str], **savefig_kwargs: Any) -
 def load_torch(path: str | os.PathLike[str], map_location: Any = "cpu") -> Any:
     """``torch.load`` that runs no code from the file: ``weights_only=True``, with numpy arrays allowed (their
     reconstructor, ``ndarray``, ``dtype`` and the dtype classes: data, not callables a file may choose). A file
-    that needs anything else raises :class:`pickle.UnpicklingError`, as a damaged one does."""
+    that needs anything else raises :class:`pickle.UnpicklingError`, as a damaged one does (torch's unpickler
+    meets damage with whatever exception it happens on: an IndexError, a struct.error, ...)."""
+    import pickle
+
     import numpy as np
     import torch
 
@@ -190,7 +211,12 @@ def load_torch(path: str | os.PathLike[str], map_location: Any = "cpu") -> Any:
     allowed: list[Any] = [core.multiarray._reconstruct, np.ndarray, np.dtype]
     allowed += sorted({type(np.dtype(c)) for c in "?bBhHiIlLqQefdgFDG"} - {np.dtype}, key=str)
     with torch.serialization.safe_globals(allowed):
-        return torch.load(path, map_location=map_location, weights_only=True)
+        try:
+            return torch.load(path, map_location=map_location, weights_only=True)
+        except (OSError, MemoryError, pickle.UnpicklingError):
+            raise
+        except Exception as exc:  # any other failure to unpickle is damage, not a bug of ours
+            raise pickle.UnpicklingError(f"{type(exc).__name__}: {exc}") from None
 
 
 def lock_path(path: str | os.PathLike[str]) -> Path:

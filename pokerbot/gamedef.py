@@ -285,7 +285,11 @@ def load_game(name_or_path: str | os.PathLike[str]) -> GameDef:
             raise GameDefError(
                 f"no game {key!r}: not a shipped game ({', '.join(SHIPPED_GAMES)}) nor a .game file"
             )
-    return parse_gamedef(read_text_file(path, "game definition", GameDefError), name=name)
+    text = read_text_file(path, "game definition", GameDefError)
+    try:
+        return parse_gamedef(text, name=name)
+    except GameDefError as exc:
+        raise GameDefError(f"{path}: {exc}") from None
 
 
 def read_text_file(path: Path, what: str, error: type[Exception], max_bytes: int = 1 << 20) -> str:

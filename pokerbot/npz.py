@@ -2,6 +2,8 @@
 
 ``np.load`` on a path leaks its file handle when the file is not an archive;
 :func:`read_npz` opens the file itself, refuses pickles, and returns plain arrays.
+:func:`read_npy` reads one ``.npy`` array (memory-mapped if asked), refusing an
+archive, a pickle or a damaged header with a ``ValueError``, whatever numpy raised.
 :func:`write_npz` and :func:`write_npy` write atomically (:func:`pokerbot.files.atomic_open`):
 a reader sees the old file or the whole new one.
 
@@ -27,6 +29,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tokenize
 import zipfile
 import zlib
 from pathlib import Path
@@ -59,6 +62,8 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
             data = np.load(f, allow_pickle=False)
         except ValueError:  # numpy's message advises unpickling: say what the file is instead
             raise ValueError("not an .npz archive of plain arrays") from None
+        except (NotImplementedError, zlib.error, zipfile.BadZipFile, EOFError) as exc:  # a damaged zip directory
+            raise ValueError(f"a damaged .npz archive ({exc})") from None
         if not isinstance(data, np.lib.npyio.NpzFile):
             raise ValueError("not an .npz archive")
         with data:
@@ -68,6 +73,33 @@ def read_npz(path: str | os.PathLike[str]) -> dict[str, np.ndarray]:
                 raise ValueError("an .npz archive holding objects, not plain arrays") from None
             except (NotImplementedError, zlib.error) as exc:  # a damaged member header (compression method, data)
                 raise ValueError(f"a damaged .npz archive ({exc})") from None
+
+
+#: Every ``.npy`` file starts with this.
+NPY_MAGIC = b"\x93NUMPY"
+
+
+def read_npy(path: str | os.PathLike[str], mmap: bool = False) -> np.ndarray:
+    """The array of the ``.npy`` file at ``path`` (memory-mapped, read-only, if ``mmap``).
+
+    Raises OSError if the file cannot be read, ValueError if it is not one ``.npy`` array of plain values
+    (an archive, a pickle, a damaged or truncated header or body); callers turn these into their own
+    typed error.
+    """
+    with open(path, "rb") as f:
+        if f.read(len(NPY_MAGIC)) != NPY_MAGIC:
+            raise ValueError("not an .npy array (empty, or another kind of file)")
+    try:
+        a = np.load(path, mmap_mode="r" if mmap else None, allow_pickle=False)
+    except OSError:
+        raise
+    except ValueError as exc:
+        raise ValueError(f"not an .npy array of plain values ({exc})") from None
+    except (EOFError, OverflowError, SyntaxError, TypeError, MemoryError, tokenize.TokenError) as exc:
+        raise ValueError(f"a damaged .npy array ({type(exc).__name__}: {exc})") from None
+    if not isinstance(a, np.ndarray):
+        raise ValueError("not an .npy array")
+    return a
 
 
 def write_npz(path: str | os.PathLike[str], **arrays: ArrayLike) -> None:

@@ -9,8 +9,8 @@ coercion or an internal error later:
 - :func:`check_keys`: a table's keys are among the known ones (a misspelt section
   or key is refused, with the known ones listed);
 - :func:`take`: one value, of a type (``int`` excludes booleans; ``float`` takes
-  integers and refuses nan; ``bool`` only ``true``/``false``; lists of these),
-  optionally ranged;
+  integers and refuses nan and the infinities; ``bool`` only ``true``/``false``; lists
+  of these), optionally ranged;
 - :func:`build`: a dataclass from a table, each field checked against its
   annotation (``int``, ``float``, ``bool``, ``str``, ``list[...]``/``tuple[...]``
   of these, ``X | None``).
@@ -84,7 +84,7 @@ def _fits(value: Any, kind: Any) -> bool:
     if kind is int:
         return isinstance(value, int) and not isinstance(value, bool)
     if kind is float:
-        return isinstance(value, (int, float)) and not isinstance(value, bool) and not math.isnan(value)
+        return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     if kind is str:
         return isinstance(value, str)
     if kind is type(None):

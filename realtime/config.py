@@ -84,6 +84,66 @@ LEAF_EVALUATORS = ("rollout", "network", "table")
 #: Round numbers a config may name: hold'em's four (a game with fewer refuses the rest when the agent is built).
 MAX_ROUNDS = 4
 
+#: What each key means, by table ("" = the top level), for the configuration reference (docs/config-reference.md,
+#: made by :mod:`evaluation.configref`): ``"meaning"`` or ``(meaning, allowed values or range[, type, default])``.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "": {
+        "name": ("the agent's name: its cache directory under $POKERBOT_HOME (preflop cache, tables)",
+                 "a plain name (no '/')"),
+        "blueprint": ("the blueprint it plays and re-solves: a run name under $POKERBOT_HOME/blueprints/ or a "
+                      "blueprint.npz path (an agent spec's `blueprint=` overrides it)"),
+        "seed": ("seed of translations, rollouts and sampling: the agent is deterministic for a seed",
+                 "0 .. 2**63-1"),
+        "action_time_limit": ("seconds: the hard limit of one decision; a solve not done by then plays the "
+                              "blueprint (with a warning)", "> 0"),
+        "hand_time_limit": ("seconds per hand on average over the match (the ACPC dealer's t_per_hand, 7 s by "
+                            "default): a decision uses at most what is left; 0: no such limit", ">= 0"),
+        "translation": ("an off-tree opponent action met where the agent plays or models the blueprint: the more "
+                        "likely side of its bracket always, or a side drawn per hand (not with cached rounds)",
+                        "likely, random"),
+    },
+    "leaves": {
+        "evaluator": ("leaf values of depth-limited subgames: rollouts of the continuation strategies "
+                      "(hold'em), or a trained leaf-value network (docs/leafnet.md)",
+                      ", ".join(LEAF_EVALUATORS[:2])),
+        "model": ("the leaf-value network: a name under $POKERBOT_HOME/leafnet/ or a model directory (needed "
+                  "when a round uses network leaves)"),
+        "continuations": ("the opponent's continuation strategies: made from the blueprint (bias) or a set "
+                          "built by `pokerbot leaves build`, named under $POKERBOT_HOME/leaves/",
+                          "bias, or a set name"),
+        "k": ("how many continuation strategies the opponent chooses among at a leaf (ours: the blueprint)",
+              ">= 1"),
+        "factor": ("bias factor: a biased copy multiplies the probabilities of its kind of action by this",
+                   "> 0"),
+        "rollouts": ("run-outs per leaf of the rollout evaluator", ">= 1"),
+        "equity_samples": ("all-in leaves: run-outs sampled for their equity; 0: every run-out", ">= 0"),
+    },
+    "round.N": {
+        "mode": ("re-solve this round's decisions, or play the blueprint", "solve, blueprint"),
+        "gadget": ("root gadget of the re-solve: unsafe (the blueprint's ranges), or a safe one keeping the "
+                   "opponent's values (resolve, maxmargin, reach = Reach-Maxmargin)", ", ".join(GADGETS)),
+        "alt": ("the safe gadgets' alternative values: the previous solve's (unsafe where none covers the root, "
+                "as Modicum) or always the blueprint's", "previous, blueprint"),
+        "algorithm": ("the CFR variant of the re-solve", ", ".join(ALGORITHMS)),
+        "iterations": ("CFR iterations of a re-solve", ">= 1"),
+        "min_iterations": ("fewer iterations than this within the time budget: play the blueprint (warning)",
+                           "0 .. iterations"),
+        "time_budget": ("seconds per decision in this round", "> 0"),
+        "depth_limit": ("rounds beyond this one inside the subgame: 0 cuts it at the end of the round "
+                        "(depth-limited leaves); -1: to the end of the hand", ">= -1"),
+        "drop_half": "leave the first half of the iterations out of the average strategy (Modicum)",
+        "cache": "keep solutions on disk by action sequence (the preflop cache); not with translation = \"random\"",
+        "reuse": ("keep playing the last solution while the hand stays on its tree (re-solve only after an "
+                  "opponent action it lacks); false: re-solve after every opponent action (Modicum)"),
+        "leaves": ("this round's leaf evaluator (\"\": the [leaves] evaluator); \"table\": flop-start values "
+                   "(realtime.preflop_values, built once), only in [round.0] with depth_limit = 0",
+                   "\"\", " + ", ".join(LEAF_EVALUATORS)),
+        "sizes": ("more opening bet sizes for the agent in this round's subgames, on top of the blueprint's: a "
+                  "bet menu line (pokerbot.menus.menu_from_spec), e.g. \"pot 0.5,0.75 all_in=0 max_raises=1\"; "
+                  "\"\": none"),
+    },
+}
+
 
 @dataclass(frozen=True)
 class RoundConfig:

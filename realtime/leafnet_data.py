@@ -33,6 +33,7 @@ Workers are ray tasks: local (``workers`` processes) by default, a cluster with
 from __future__ import annotations
 
 import json
+import math
 import os
 import re
 import zipfile
@@ -50,6 +51,37 @@ from pokerbot.npz import load_checked, read_npz, save_checked, write_npz
 from pokerbot.solver.leaves import LeafEvaluator
 from pokerbot.solver.tree import PublicTree
 from realtime.network_leaves import class_reach, leaf_rows, same_hand_index
+
+
+#: What each key of ``[leafnet]`` and ``[data]`` means (``[features]`` and ``[train]``: :data:`blueprint.leafnet.KEY_DOCS`),
+#: for the configuration reference (docs/config-reference.md, made by :mod:`evaluation.configref`): ``"meaning"`` or
+#: ``(meaning, allowed values or range[, type, default])``.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "leafnet": {
+        "name": "the run's name: its directory under $POKERBOT_HOME/leafnet/ (data/ and model/)",
+        "source": ("where the leaves come from: the depth-limited game of a small game from the start, exact "
+                   "targets; or flop subgames of a hold'em blueprint, rollout targets", "small, holdem"),
+        "game": "small: the game (a shipped name or .game path)",
+        "fractions": ("small: the bet menu's pot-fraction raises (plus all-in)", "each > 0"),
+        "max_raises": ("raises per round in the bet menus (small and holdem)", ">= 0"),
+        "k": ("the opponent's continuation strategies (holdem: the set's K must equal it)", ">= 1"),
+        "iterations": ("small: DCFR iterations of the whole-game blueprint and of each self-generative step",
+                       ">= 1"),
+        "blueprint": "holdem: the blueprint, a run name under $POKERBOT_HOME/blueprints/ or a blueprint.npz path",
+        "leaves": "holdem: the continuation set, a name under $POKERBOT_HOME/leaves/ (`pokerbot leaves build`)",
+        "menus": ("holdem: bet menus (lists of pot fractions) a subgame draws its menu from", "each > 0"),
+        "rollouts": ("holdem: run-outs per leaf of the rollout targets", ">= 1"),
+        "explore": ("holdem: share of subgames reached by uniformly random preflop lines instead of the "
+                    "blueprint's play", "0 .. 1"),
+    },
+    "data": {
+        "subgames": ("holdem: flop subgames sampled in all", ">= 1, >= shards"),
+        "shards": ("data files the work is split into (the unit of resuming and of a ray task)", ">= 1"),
+        "workers": ("ray worker processes; 0: in this process", ">= 0"),
+        "address": "ray cluster to join: \"\" starts a local ray, \"auto\" or host:port joins a cluster",
+        "seed": ("seed of the data: shard i depends only on the config and this seed", ">= 0"),
+    },
+}
 
 
 @dataclass
@@ -75,12 +107,22 @@ class DataConfig:
     seed: int = 0
 
     def check(self) -> DataConfig:
+        if not self.name or not self.game:
+            raise PokerbotError(f"name and game must not be empty, got {self.name!r}, {self.game!r}")
         if self.source not in ("small", "holdem"):
             raise PokerbotError(f"source must be 'small' or 'holdem', got {self.source!r}")
         if self.shards < 1 or self.workers < 0 or self.k < 1 or self.rollouts < 1 or self.subgames < 1:
             raise PokerbotError("shards >= 1, workers >= 0, k >= 1, rollouts >= 1 and subgames >= 1 are needed")
         if not 0 <= self.explore <= 1:
             raise PokerbotError(f"explore is a probability, got {self.explore}")
+        if self.max_raises < 0 or self.iterations < 1 or self.seed < 0:
+            raise PokerbotError(f"max_raises >= 0, iterations >= 1 and seed >= 0 are needed, got {self.max_raises}, "
+                                f"{self.iterations}, {self.seed}")
+        for what, sizes in [("fractions", self.fractions)] + [(f"menus[{i}]", m) for i, m in enumerate(self.menus)]:
+            if not sizes or not all(math.isfinite(f) and f > 0 for f in sizes):
+                raise PokerbotError(f"{what} must be a list of positive pot fractions, got {sizes}")
+        if not self.menus:
+            raise PokerbotError("menus must hold at least one bet menu (a list of pot fractions)")
         if self.source == "holdem" and self.shards > self.subgames:
             raise PokerbotError(f"{self.shards} shards for {self.subgames} subgames: use at most one shard per subgame")
         return self
@@ -401,11 +443,20 @@ def load_data(directory: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[s
             part = read_npz(path)
         except (OSError, ValueError, zipfile.BadZipFile, EOFError) as exc:
             raise LeafNetError(f"{path}: not a readable shard ({exc})") from None
-        if set(part) != set(SHARD_ARRAYS) or any(len(part[k]) != info["rows"] for k in SHARD_ARRAYS):
+        if set(part) != set(SHARD_ARRAYS) or any(part[k].shape[:1] != (info["rows"],) for k in SHARD_ARRAYS):
             raise LeafNetError(f"{path}: holds {sorted(part)} with other than the {info['rows']} rows the manifest "
                                f"lists; generate the data again")
         parts.append(part)
-    data = {k: np.concatenate([p[k] for p in parts]) for k in SHARD_ARRAYS}
+    try:
+        data = {k: np.concatenate([p[k] for p in parts]) for k in SHARD_ARRAYS}
+    except ValueError as exc:
+        raise LeafNetError(f"{directory}: shards of different shapes ({exc}); generate the data again") from None
+    columns = (FeatureSpec.from_dict(manifest["spec"]).num_features, manifest["choices"][0] * manifest["choices"][1])
+    if (data["x"].ndim != 2 or data["y"].ndim != 2 or (data["x"].shape[1], data["y"].shape[1]) != columns
+            or data["group"].ndim != 1 or data["leaf"].ndim != 1):
+        raise LeafNetError(f"{directory}: the shards hold {data['x'].shape} features and {data['y'].shape} targets, "
+                           f"the manifest's spec and choices make {columns[0]} and {columns[1]} columns; generate the "
+                           "data again")
     if not all(np.all(np.isfinite(data[k])) for k in ("x", "y")):
         raise LeafNetError(f"{directory}: the data hold non-finite values; generate the data again")
     return manifest, data
@@ -427,6 +478,17 @@ def _read_manifest(directory: Path) -> dict[str, Any]:
     bad = LeafNetError(f"{directory / 'manifest.json'}: not a leaf data manifest; generate the data again")
     if not isinstance(manifest, dict) or not isinstance(manifest.get("config"), dict):
         raise bad
+    choices = manifest.get("choices")
+    if (not isinstance(manifest.get("spec"), dict) or not isinstance(choices, list) or len(choices) != 2
+            or not all(isinstance(c, int) and not isinstance(c, bool) and c >= 1 for c in choices)
+            or not isinstance(manifest.get("classes"), str) or not isinstance(manifest.get("game", ""), str)
+            or not isinstance(manifest.get("leaf_round", 0), int) or isinstance(manifest.get("leaf_round"), bool)
+            or not all(isinstance(manifest.get(k), dict) for k in ("blueprint", "continuations"))):
+        raise bad
+    try:
+        FeatureSpec.from_dict(manifest["spec"])
+    except LeafNetError as exc:
+        raise LeafNetError(f"{directory / 'manifest.json'}: {exc}; generate the data again") from None
     n = manifest["config"].get("shards")
     shards = manifest.get("shards")
     if not isinstance(n, int) or isinstance(n, bool) or n < 1 or not isinstance(shards, dict):

@@ -39,10 +39,11 @@ _MODEL_META = ("spec", "choices", "classes", "blueprint", "continuations", "game
 def load_config(spec: str) -> tuple[dict[str, Any], str]:
     """The TOML config ``spec`` (a path or a name in configs/), checked for unknown keys, and its path."""
     from pokerbot.files import read_toml_config
+    from pokerbot.schema import take
 
     path, data = read_toml_config(spec)
     for section, keys in SECTION_KEYS.items():
-        unknown = set(data.get(section, {})) - keys
+        unknown = set(take(data, section, dict, {}, str(path))) - keys
         if unknown:
             raise PokerbotError(f"{path}: unknown [{section}] keys {sorted(unknown)}")
     unknown_sections = set(data) - set(SECTION_KEYS)
@@ -74,9 +75,16 @@ class LeafnetConfig:
 
         data, source = load_config(spec)
         sections = {key: take(data, key, dict, {}, source) for key in ("leafnet", "data", "features", "train")}
-        cfg = build(DataConfig, {**sections["leafnet"], **sections["data"]}, f"{source} [leafnet]/[data]").check()
-        features = build(FeatureSpec, sections["features"], f"{source} [features]")
-        tcfg = build(TrainConfig, sections["train"], f"{source} [train]").check()
+        where = "[leafnet]/[data]"
+        try:  # each part's ranges checked: an error names the file and the table
+            cfg = build(DataConfig, {**sections["leafnet"], **sections["data"]}, f"{source} {where}").check()
+            where = "[features]"
+            features = build(FeatureSpec, sections["features"], f"{source} {where}").check()
+            where = "[train]"
+            tcfg = build(TrainConfig, sections["train"], f"{source} {where}").check()
+        except PokerbotError as exc:
+            message = str(exc)
+            raise PokerbotError(message if message.startswith(source) else f"{source} {where}: {message}") from None
         return cls(cfg, features, tcfg, source)
 
     def run_dir(self, directory: str | os.PathLike[str] | None = None) -> Path:

@@ -25,13 +25,14 @@ does in the C dealer.
 
 from __future__ import annotations
 
+import math
 import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
-from pokerbot.errors import MatchStateError, ProtocolError
+from pokerbot.errors import MatchStateError, PokerbotError, ProtocolError
 from pokerbot.gamedef import GameDef
 from pokerbot.matchstate import format_state, parse_state
 from pokerbot.state import State
@@ -100,8 +101,9 @@ def header_lines(
     ]
 
 
-def parse_hand_line(game: GameDef, line: str) -> HandRecord:
-    """Parse one ``STATE:...:<values>:<names>`` log line."""
+def parse_hand_line(game: GameDef, line: str, check_chips: bool = False) -> HandRecord:
+    """Parse one ``STATE:...:<values>:<names>`` log line (``check_chips``: and refuse chips that are not what the
+    hand's final state pays)."""
     line = line.rstrip("\r\n")
     head, sep, names_text = line.rpartition(":")
     state_text, sep2, values_text = head.rpartition(":")
@@ -117,11 +119,20 @@ def parse_hand_line(game: GameDef, line: str) -> HandRecord:
     state = parse_state(game, state_text)
     if not state.finished:
         raise MatchStateError(f"log line holds an unfinished hand: {line!r}")
+    if check_chips:
+        try:
+            payoffs = state.payoffs()
+        except PokerbotError as exc:  # a showdown without the cards to score it
+            raise MatchStateError(f"log line holds a hand that cannot be scored ({exc}): {line!r}") from None
+        if not all(math.isclose(v, p, rel_tol=1e-9, abs_tol=1e-6) for v, p in zip(values, payoffs)):
+            raise MatchStateError(f"log line gives the chips {values_text!r}, the hand pays "
+                                  f"{'|'.join(format_value(p) for p in payoffs)}: {line!r}")
     return HandRecord(state.hand_id, state, values, names)
 
 
-def parse_log(game: GameDef, lines: Iterable[str]) -> MatchLog:
-    """Parse the lines of an ACPC log; MatchStateError naming the line number on bad input."""
+def parse_log(game: GameDef, lines: Iterable[str], check_chips: bool = False) -> MatchLog:
+    """Parse the lines of an ACPC log; MatchStateError naming the line number on bad input (``check_chips``: a
+    hand whose chips are not what its final state pays is bad input too)."""
     log = MatchLog()
     for number, raw in enumerate(lines, start=1):
         line = raw.rstrip("\r\n")
@@ -131,7 +142,7 @@ def parse_log(game: GameDef, lines: Iterable[str]) -> MatchLog:
             if line.startswith("#"):
                 log.comments.append(line)
             elif line.startswith("STATE:"):
-                log.hands.append(parse_hand_line(game, line))
+                log.hands.append(parse_hand_line(game, line, check_chips))
             elif line.startswith("SCORE:"):
                 _, values_text, names_text = line.split(":", 2)
                 names = names_text.split("|")
@@ -147,10 +158,13 @@ def parse_log(game: GameDef, lines: Iterable[str]) -> MatchLog:
 
 
 def read_log(game: GameDef, path: str | os.PathLike[str]) -> MatchLog:
-    """Parse the ACPC log file at ``path``; MatchStateError if it cannot be read or is not a log."""
+    """Parse the ACPC log file at ``path``; MatchStateError naming the file and the line if it cannot be read or
+    is not a log of ``game`` (a hand's chips that its final state does not pay included)."""
     try:
         with open(path, encoding="utf-8") as f:
-            return parse_log(game, f)
+            return parse_log(game, f, check_chips=True)
+    except MatchStateError as exc:
+        raise MatchStateError(f"{os.fspath(path)}: not an ACPC log of {game.name or 'this game'} ({exc})") from None
     except OSError as exc:
         raise MatchStateError(f"cannot read log {os.fspath(path)!r}: {exc.strerror}") from None
     except UnicodeDecodeError as exc:

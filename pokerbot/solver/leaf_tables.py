@@ -37,7 +37,7 @@ import numpy as np
 
 from pokerbot.errors import CheckpointError
 from pokerbot.files import atomic_write_text, file_sha256
-from pokerbot.npz import write_npy
+from pokerbot.npz import read_npy, write_npy
 from pokerbot.solver import kernels as K
 from pokerbot.solver.best_response import _EMPTY, _EVAL_OPTS, _NO_LEAVES, _perspective, _work
 from pokerbot.solver.leaves import LeafEvaluator, check_choices, leaf_layout
@@ -85,9 +85,11 @@ class PairTableEvaluator(LeafEvaluator):
         head = path.with_name(path.name + ".json")
         try:
             header = json.loads(head.read_text())
-            tables = np.load(path, mmap_mode="r")
+            tables = read_npy(path, mmap=True)
         except (OSError, ValueError) as exc:
             raise CheckpointError(f"{path}: not a readable leaf table ({exc})") from None
+        if not isinstance(header, dict):
+            raise CheckpointError(f"{head}: not a leaf table header (not a JSON object)")
         if list(tables.shape) != header.get("shape") or tables.dtype != np.float64:
             raise CheckpointError(f"{path}: leaf table has shape {tables.shape}, its header says {header.get('shape')}")
         if header.get("tree") != tree_fingerprint(tree):

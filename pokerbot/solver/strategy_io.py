@@ -126,9 +126,11 @@ def save_strategy(
 def _read_lines(f: IO[str], path: str | os.PathLike[str], policy: dict[str, dict[str, float]],
                 headers: dict[str, str], gamedef: list[str]) -> None:
     """Fill ``policy``, ``headers`` and the ``#gamedef`` lines from the open strategy file ``f``."""
-    first = f.readline().rstrip("\n")
-    if first != MAGIC:
+    first = f.readline()
+    if first.rstrip("\n") != MAGIC:
         raise CheckpointError(f"{os.fspath(path)}: first line must be {MAGIC!r}, got {first[:40]!r}")
+    if not first.endswith("\n"):
+        raise CheckpointError(f"{os.fspath(path)}:1: the file ends in the middle of a line (truncated?)")
     for line_no, raw in enumerate(f, start=2):
         if not raw.endswith("\n"):
             raise CheckpointError(f"{os.fspath(path)}:{line_no}: the file ends in the middle of a line (truncated?)")
@@ -185,6 +187,8 @@ def read_policy(path: str | os.PathLike[str]) -> tuple[dict[str, dict[str, float
             game = parse_gamedef("\n".join(gamedef), name=headers.get("game", ""))
         except GameDefError as exc:
             raise CheckpointError(f"{os.fspath(path)}: bad #gamedef header: {exc}") from None
+    if not policy:
+        raise CheckpointError(f"{os.fspath(path)}: holds no information set (truncated?)")
     return policy, headers, game
 
 

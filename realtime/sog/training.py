@@ -39,6 +39,51 @@ from realtime.sog.selfplay import Examples, SelfPlayConfig, UnitResult, work_uni
 #: on the curves.
 BASELINES = {"leduc": {"IS-MCTS": 465.0, "A2C": 78.0}, "kuhn": {"A2C": 52.0}}
 
+#: What each key means, by table ("" = the top level), for the configuration reference (docs/config-reference.md,
+#: made by :mod:`evaluation.configref`): ``"meaning"`` or ``(meaning, allowed values or range[, type, default])``.
+KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
+    "": {
+        "name": ("the run's name (its directory under $POKERBOT_HOME/sog/), unless [sog] gives one", "",
+                 "string", "the file's name"),
+    },
+    "sog": {
+        "name": ("the run's name: its directory under $POKERBOT_HOME/sog/", "", "", "the top-level name"),
+        "game": ("the game", "kuhn, leduc, leduc-nl"),
+        "hidden": ("width of the value-and-policy network's hidden layers (an MLP)", ">= 1"),
+        "layers": ("hidden layers of the network", ">= 1"),
+        "simulations": ("training search: s of SoG(s, c), the expansion simulations of one GT-CFR search", ">= 1"),
+        "c": ("training search: c of SoG(s, c), expansion simulations per CFR update", "> 0"),
+        "steps": ("gradient steps in all (a resumed run counts those done)", ">= 1"),
+        "batch_size": ("examples per gradient step", ">= 1"),
+        "lr": ("Adam's learning rate at step 0: lr * decay_rate ** (step / decay_steps)", "> 0"),
+        "decay_steps": ("steps over which the learning rate is multiplied by decay_rate", ">= 1"),
+        "decay_rate": ("learning-rate decay factor per decay_steps steps", "> 0"),
+        "w_v": ("weight of the value loss (Huber)", ">= 0"),
+        "w_p": ("weight of the policy loss (cross-entropy)", ">= 0"),
+        "replay_size": ("the replay buffer's sliding window, in examples", ">= 1"),
+        "max_updates_per_example": ("gradient updates per example on average at most: the trainer waits for "
+                                    "data beyond it", "> 0"),
+        "epsilon": ("self-play: probability of mixing in a uniform action", "0 .. 1"),
+        "q_search": ("self-play: probability that a search queues one of its network queries to be solved "
+                     "(a solved query is a training example)", "0 .. 1"),
+        "q_recursive": ("probability that a query solve queues one of its own network queries", "0 .. 1"),
+        "max_queries": ("query solves per work unit at most (not in the paper: keeps units short); 0: none",
+                        ">= 0"),
+        "prior_temperature": ("temperature T_prior of the network's policy as the search's prior", "> 0"),
+        "seed": ("seed of the run (network initialisation, self-play)", ">= 0"),
+        "workers": ("ray actors playing self-play; 0: in this process", ">= 0"),
+        "ray_address": "ray cluster to join: \"\" starts a local ray, \"auto\" or host:port joins a cluster",
+        "eval_every": ("steps between runs of the exploitability protocol; 0: never", ">= 0"),
+        "eval_seeds": ("seeds per evaluation (min / mean / max over them; the paper uses 50)", ">= 1"),
+        "eval_simulations": ("evaluation search: s of SoG(s, c)", ">= 1"),
+        "eval_c": ("evaluation search: c of SoG(s, c)", "> 0"),
+        "checkpoint_every": ("steps between checkpoints (a stopped run resumes from the last); 0: only at the "
+                             "end and on a stop", ">= 0"),
+        "snapshot_every": ("also save nets/step-N.pt every this many steps without evaluating (for `pokerbot "
+                           "sog eval --over-steps`); 0: only at evaluations", ">= 0"),
+    },
+}
+
 
 @dataclass(frozen=True)
 class TrainConfig:
@@ -75,16 +120,23 @@ class TrainConfig:
     snapshot_every: int = 0
 
     def __post_init__(self) -> None:
-        positive = ("hidden", "layers", "simulations", "steps", "batch_size", "replay_size", "decay_steps", "eval_seeds")
+        positive = ("hidden", "layers", "simulations", "steps", "batch_size", "replay_size", "decay_steps", "eval_seeds",
+                    "eval_simulations")
         for f in positive:
             if int(getattr(self, f)) <= 0:
                 raise SoGError(f"config field {f} must be positive, got {getattr(self, f)}")
         for f in ("c", "lr", "decay_rate", "max_updates_per_example", "prior_temperature", "eval_c"):
             if not float(getattr(self, f)) > 0:
                 raise SoGError(f"config field {f} must be > 0, got {getattr(self, f)}")
+        for f in ("w_v", "w_p"):
+            if not float(getattr(self, f)) >= 0:
+                raise SoGError(f"config field {f} must be >= 0, got {getattr(self, f)}")
         for f in ("epsilon", "q_search", "q_recursive"):
             if not 0.0 <= float(getattr(self, f)) <= 1.0:
                 raise SoGError(f"config field {f} must be in [0, 1], got {getattr(self, f)}")
+        for f in ("name", "game"):
+            if not getattr(self, f):
+                raise SoGError(f"config field {f} must not be empty")
         if self.seed < 0:
             raise SoGError(f"config field seed must be >= 0, got {self.seed}")
         if min(self.workers, self.eval_every, self.checkpoint_every, self.snapshot_every, self.max_queries) < 0:
@@ -113,7 +165,11 @@ def load_config(name_or_path: str) -> TrainConfig:
         raise SoGError(f"{path}: no [sog] table: not a Student of Games config (see configs/sog-leduc.toml)")
     table = dict(take(data, "sog", dict, where=str(path), error=SoGError))
     table.setdefault("name", take(data, "name", str, path.stem, str(path), SoGError))
-    return build(TrainConfig, table, f"{path} [sog]", SoGError)
+    try:
+        return build(TrainConfig, table, f"{path} [sog]", SoGError)
+    except SoGError as exc:  # a range TrainConfig refuses: say which file
+        message = str(exc)
+        raise SoGError(message if message.startswith(str(path)) else f"{path} [sog]: {message}") from None
 
 
 def load_network(path: str | os.PathLike[str]) -> tuple[CVPN, dict[str, Any]]:
@@ -276,7 +332,8 @@ class Trainer:
 
     def load(self) -> None:
         net, data = load_network(self.checkpoint_path)
-        if net.spec() != self.net.spec() or data.get("config", {}).get("game") != self.cfg.game:
+        config = data.get("config") if isinstance(data, dict) else None
+        if net.spec() != self.net.spec() or not isinstance(config, dict) or config.get("game") != self.cfg.game:
             raise CheckpointError(f"checkpoint {str(self.checkpoint_path)!r} was written for another game or network")
         self.net.load_state_dict(data["model"])
         self.net.to(self.device)
@@ -286,7 +343,7 @@ class Trainer:
             self.curve = [tuple(x) for x in data["curve"]]
             self.buffer = Examples(**data["buffer"])
             self.rng.bit_generator.state = data["rng"]
-        except (KeyError, TypeError, ValueError) as exc:
+        except (KeyError, TypeError, ValueError, AttributeError, IndexError, RuntimeError) as exc:
             raise CheckpointError(f"checkpoint {str(self.checkpoint_path)!r} is incomplete: {exc}") from None
 
     # --- learning --------------------------------------------------------------------
