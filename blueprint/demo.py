@@ -22,6 +22,10 @@ def train_tiny(iterations: int | None = None, progress: bool = True, config: str
     """Train (resuming) the tiny HUNL blueprint up to ``iterations`` (default: the config's)."""
     out = out if out is not None else sys.stdout
     cfg = load_config(config)
+    if cfg.cards != "lossless":  # built (once) here, so that progress=False silences its bars too
+        from abstraction.buckets import build_abstraction
+
+        build_abstraction(cfg.cards, progress=progress)
     trainer = Trainer(cfg)
     total = cfg.iterations if iterations is None else iterations
     try:
