@@ -28,7 +28,7 @@ test: setup typecheck
 	$(BIN)/python -m pytest -q
 
 test-all: setup
-	$(BIN)/python -m pytest -q -m 'not interop and not browser'
+	$(BIN)/python -m pytest -q -m 'not interop and not browser and not gpu'
 
 bench: setup
 	$(BIN)/python -m bench

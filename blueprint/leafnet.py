@@ -67,6 +67,7 @@ from numba import njit
 
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_open, atomic_write_text, file_sha256, load_torch
+from pokerbot.torch_device import default_device
 from pokerbot.solver.strength import hands_overlap
 
 FEATURE_NAME = "leafnet-pair"
@@ -320,12 +321,6 @@ def _torch() -> Any:
     return torch
 
 
-def device() -> Any:
-    """CUDA when present, else CPU: no code change either way."""
-    torch = _torch()
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
 def make_model(num_features: int, num_outputs: int, hidden: Sequence[int]) -> Any:
     """An MLP ``num_features -> hidden... -> num_outputs`` with ReLU (Modicum: 2 x 64)."""
     torch = _torch()
@@ -470,7 +465,7 @@ class LeafNet:
             model.load_state_dict(load_torch(path))
         except (RuntimeError, ValueError, TypeError, pickle.UnpicklingError) as exc:
             raise LeafNetError(f"{path}: weights do not fit the model described in model.json ({exc})") from None
-        return cls(model.to(device()), meta)
+        return cls(model.to(default_device()), meta)
 
     def check_built_for(self, *, spec: FeatureSpec, choices: tuple[int, int] | None, classes: str,
                         blueprint: dict[str, Any], continuations: dict[str, Any]) -> None:
@@ -531,7 +526,7 @@ def train(
     config.check()
     directory = Path(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    dev = device()
+    dev = default_device()
     if dev.type == "cpu":
         torch.set_num_threads(config.threads)
     val_mask = split_groups(groups, config.val_fraction, config.seed)
@@ -554,7 +549,7 @@ def train(
     if ckpt.is_file():
         fresh = "remove it or pass --fresh"
         try:
-            saved = load_torch(ckpt, map_location=dev)
+            saved = load_torch(ckpt)  # on the CPU: the RNG state must stay there; weights are copied to dev
         except (OSError, RuntimeError, EOFError, ValueError, TypeError, pickle.UnpicklingError) as exc:
             raise LeafNetError(f"cannot read the training checkpoint {str(ckpt)!r} ({exc}); {fresh}") from None
         if not isinstance(saved, dict) or not isinstance(saved.get("key"), dict):

@@ -561,6 +561,10 @@ exit status 1 (2 for usage errors; 128 + the signal after Ctrl-C, SIGTERM or SIG
 `POKERBOT_DEBUG=1` shows the traceback. The configs the commands read are in
 [config-reference.md](config-reference.md).
 
+Environment: `POKERBOT_HOME` (where artifacts go; default `~/.cache/pokerbot`), `POKERBOT_DEBUG=1` (tracebacks),
+`POKERBOT_ALLOW_ANY_AGENT=1` (agent factories outside the registered ones), `POKERBOT_DEVICE` (`cpu`, `cuda` or
+`cuda:N`: where the networks run; default CUDA when torch sees it, else the CPU).
+
 Generated from the argparse parsers by `python -m evaluation.configref --cli > docs/cli-reference.md`; do not
 edit it by hand: `tests/test_configref.py` fails when this page is not what the parsers make."""
 

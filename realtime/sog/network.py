@@ -32,12 +32,8 @@ import numpy as np
 import torch
 from torch import nn
 
+from pokerbot.torch_device import default_device
 from realtime.sog.search import LeafValues, PublicGame
-
-
-def default_device() -> torch.device:
-    """CUDA when available, else the CPU."""
-    return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
 def feature_size(game: PublicGame) -> int:
