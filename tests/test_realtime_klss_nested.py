@@ -1,6 +1,8 @@
 """Nested 1-KLSS and its safe variants: Proposition 3 exactly, ε = 0 stays an equilibrium
 (an affine equilibrium, Thm 9 / Prop 8), Theorem 4 and Theorem 5 never raise
-exploitability (negative control: plain nested 1-KLSS does, on matching pennies)."""
+exploitability (negative control: plain nested 1-KLSS does, on matching pennies); reach
+gifts and exact transposition merging never raise it (negative controls: gifts ten times
+the estimate, and the paper's merging rule, do)."""
 
 from __future__ import annotations
 
@@ -20,6 +22,7 @@ from pokerbot.efg import (
 )
 from pokerbot.efg.knowledge import check_independent, infoset_graph
 from experiments.klss_tables import proposition3
+import realtime.klss.subgame as klss_subgame
 from realtime.klss.nested import (
     KlssOptions,
     UpdatingBlueprint,
@@ -159,3 +162,74 @@ def test_equilibrium_blueprint_on_goofspiel_random_depends_on_the_gadget_solutio
         after = nested_klss(g, beh, options=KlssOptions(lp_method=method))
         assert expected_payoffs(sf, after.strategy, ne.strategies[1])[0] == pytest.approx(ne.value, abs=1e-7)
     assert exploitability(sf, 0, after.strategy, ne.value) < 1e-7
+
+
+def _random_behavioral(tp, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
+    rng = np.random.default_rng(seed)
+    beh = np.ones(tp.num_seqs)
+    for d in range(tp.num_infosets):
+        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
+        beh[f : f + n] = rng.dirichlet(np.ones(n))
+    return beh
+
+
+@pytest.mark.parametrize("name", ["dark-hex", "goofspiel-increasing"])  # Kuhn's random blueprints leave no gift
+def test_reach_solves_never_raise_exploitability(name: str) -> None:
+    # one reach solve at any single infoset (the paper's safety theorem, with gifts), and the updating
+    # agent with reach at every infoset (Theorem 4), from random blueprints that make mistakes worth a gift
+    g = games.load(name)
+    sf = g.sequence_form
+    tp = sf.treeplex[0]
+    value = game_value(sf)
+    largest_gift = 0.0
+    for seed in (0, 1):
+        beh = _random_behavioral(tp, seed)
+        x = to_sequence(tp, beh)
+        before = exploitability(sf, 0, x, value)
+        for d in range(tp.num_infosets):
+            if x[tp.parent_seq[d]] > 1e-9:
+                largest_gift = max(largest_gift, klss_subgame.make_subgame(g, x, d, reach=True).gift.max())
+            one = updating_klss(g, beh, order=[d], options=KlssOptions(reach=True)).blueprints[-1]
+            assert exploitability(sf, 0, to_sequence(tp, one), value) <= before + 1e-9
+        trace = updating_klss(g, beh, options=KlssOptions(reach=True))
+        expl = [exploitability(sf, 0, to_sequence(tp, b), value) for b in trace.blueprints]
+        assert np.max(np.diff(expl)) < 1e-9
+    assert largest_gift > 0.1  # the gifts are not all zero: the claim is not vacuous
+
+
+def test_gifts_ten_times_the_estimate_are_unsafe(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the negative control: the same solve with inflated gifts gives back more than the opponent gave
+    g = games.load("dark-hex")
+    sf = g.sequence_form
+    tp = sf.treeplex[0]
+    value = game_value(sf)
+    beh = _random_behavioral(tp, 1)
+    before = exploitability(sf, 0, to_sequence(tp, beh), value)
+
+    def after() -> float:
+        b = updating_klss(g, beh, order=[30], options=KlssOptions(reach=True)).blueprints[-1]
+        return (exploitability(sf, 0, to_sequence(tp, b), value) - before) * g.normalizer
+
+    assert after() < -0.1  # the estimate: safe, and it gains
+    estimate = klss_subgame.gift_estimates
+    monkeypatch.setattr(klss_subgame, "gift_estimates", lambda *a: 10.0 * estimate(*a))
+    assert after() > 0.1  # ten times the estimate: more exploitable than the blueprint
+
+
+def test_the_papers_transposition_merging_is_unsafe_in_poker_and_the_exact_rule_is_not() -> None:
+    # Leduc, a random blueprint, the paired-aces infoset of round 2: the paper's rule drops branches whose
+    # opponent infosets hold deals outside I, losing their constraints (the "over-optimism in poker")
+    g = games.load("leduc")
+    sf = g.sequence_form
+    tp = sf.treeplex[0]
+    value = game_value(sf)
+    beh = _random_behavioral(tp, 0)
+    before = exploitability(sf, 0, to_sequence(tp, beh), value)
+    d = next(i for i in range(tp.num_infosets) if games.infoset_key(g, 0, i) == "As/Ah:crc/cr")
+
+    def change(**opts: object) -> float:
+        b = updating_klss(g, beh, order=[d], options=KlssOptions(**opts)).blueprints[-1]  # type: ignore[arg-type]
+        return (exploitability(sf, 0, to_sequence(tp, b), value) - before) * g.normalizer
+
+    assert change(merge_transpositions=True, merge_rule="paper") > 5e-5
+    assert change(merge_transpositions=True) < 0 and change() < 0

@@ -148,8 +148,25 @@ def test_transposition_merging() -> None:
     k = games.kuhn()
     xk = uniform_strategy(k.treeplex(0))
     key = {games.infoset_key(k, 0, d): d for d in range(k.treeplex(0).num_infosets)}
-    assert make_subgame(k, xk, key["As:"], merge_transpositions=True).num_branches == 1
-    assert make_subgame(k, xk, key["Ks:"], merge_transpositions=True).num_branches == 2
+    assert make_subgame(k, xk, key["As:"], merge_transpositions=True, merge_rule="paper").num_branches == 1
+    assert make_subgame(k, xk, key["Ks:"], merge_transpositions=True, merge_rule="paper").num_branches == 2
+    # the exact rule leaves them: each of the opponent's infosets there holds a deal outside I
+    assert make_subgame(k, xk, key["As:"], merge_transpositions=True).num_branches == 2
+
+
+def test_dominated_merging_loses_no_constraint() -> None:
+    g = _twins()
+    x = to_sequence(g.treeplex(0), np.array([1.0, 0.3, 0.7]))
+    for reach in (False, True):
+        plain = make_subgame(g, x, 0, reach=reach)
+        merged = make_subgame(g, x, 0, reach=reach, merge_transpositions=True)
+        assert merged.num_branches == 1
+        sol = solve_gadget(merged)
+        # the merged solution keeps every margin of the whole gadget at least at the merged optimum
+        assert margins(plain, sol.strategy).min() >= sol.value - 1e-9
+        assert sol.value == pytest.approx(solve_gadget(plain).value, abs=1e-9)
+    with pytest.raises(EfgError, match="merge_rule"):
+        make_subgame(g, x, 0, merge_transpositions=True, merge_rule="random")
 
 
 def test_bad_arguments_are_typed_errors() -> None:

@@ -41,6 +41,7 @@ from pokerbot.efg.knowledge import components, greedy_coloring, infoset_graph
 from pokerbot.efg.sequence_form import to_behavioral, to_sequence
 from realtime.klss.subgame import (
     GADGET_LP_METHOD,
+    DOMINATED,
     MAXMARGIN,
     Gadget,
     apply_solution,
@@ -57,12 +58,13 @@ UNREACHED = 1e-9
 
 @dataclass(frozen=True)
 class KlssOptions:
-    """Per-solve options: gadget form, reach gifts, transposition merging, order k, and
-    the HiGHS method for the gadget LPs."""
+    """Per-solve options: gadget form, reach gifts, transposition merging (and its rule,
+    :data:`~realtime.klss.subgame.MERGE_RULES`), order k, and the HiGHS method for the gadget LPs."""
 
     form: str = MAXMARGIN
     reach: bool = False
     merge_transpositions: bool = False
+    merge_rule: str = DOMINATED
     k: int = 1
     lp_method: str = GADGET_LP_METHOD
 
@@ -88,7 +90,7 @@ def _solve_at(game: Game, beh: np.ndarray, d: int, floor: np.ndarray | None, opt
     if x[tp.parent_seq[d]] <= UNREACHED:
         return None
     gad: Gadget = make_subgame(game, x, d, opts.k, player=player, floor=floor, reach=opts.reach,
-                               merge_transpositions=opts.merge_transpositions)
+                               merge_transpositions=opts.merge_transpositions, merge_rule=opts.merge_rule)
     if opts.form != MAXMARGIN:
         gad = to_resolve(gad)
     sol = solve_gadget(gad, opts.lp_method)

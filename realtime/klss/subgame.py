@@ -47,6 +47,7 @@ from pokerbot.efg.game import TERMINAL, EfgError, Game, Treeplex
 from pokerbot.efg.knowledge import knowledge_set
 from pokerbot.efg.lp import maxmin_matrix
 from pokerbot.efg.sequence_form import (
+    ObservationValues,
     SequenceForm,
     check_strategy,
     observation_values,
@@ -57,6 +58,10 @@ from pokerbot.efg.sequence_form import (
 
 MAXMARGIN = "maxmargin"
 RESOLVE = "resolve"
+#: Transposition merging rules of :func:`make_subgame`: exact, and the paper's heuristic.
+DOMINATED = "dominated"
+PAPER = "paper"
+MERGE_RULES = (DOMINATED, PAPER)
 
 
 @dataclass(frozen=True)
@@ -123,6 +128,36 @@ def _signature(game: Game, h: int) -> tuple:
          labels[0][game.obs[0, n]] if n != h else None, labels[1][game.obs[1, n]] if n != h else None)
         for n in idx
     )
+
+
+def _merge_transpositions(game: Game, p: int, x: np.ndarray, branches: np.ndarray, in_k: np.ndarray,
+                          vals: ObservationValues, reach: bool, rule: str,
+                          rng: np.random.Generator | None) -> np.ndarray:
+    """The branches left after merging transpositions by ``rule`` (see :func:`make_subgame`)."""
+    o = 1 - p
+    order = np.arange(len(branches)) if rng is None or rule == DOMINATED else rng.permutation(len(branches))
+    kept: dict[tuple, tuple[float, int]] = {}  # signature -> (constant of the kept branch's margin, branch)
+    keep: list[int] = []
+    for bi in order:
+        j = int(branches[bi])
+        nodes = game.obs_nodes(o, j)
+        lone = nodes[in_k[nodes]]
+        if len(lone) != 1 or (rule == DOMINATED and len(nodes) != 1):
+            keep.append(int(bi))
+            continue
+        h = int(lone[0])
+        sig = _signature(game, h)
+        # the margin's constant: -alternate (+ gift); its variable part is the same for the whole class
+        d_j = float(game.chance_reach[h] * x[game.seq[p, h]])
+        const = -float(vals.values[j]) / d_j if d_j > 0 else np.inf
+        if reach:
+            const += float(gift_estimates(game, p, vals.seq_values, vals.values, vals.mass, np.array([j]))[0])
+        if sig not in kept:
+            kept[sig] = (const, int(bi))
+        elif rule == DOMINATED and const < kept[sig][0]:
+            kept[sig] = (const, int(bi))  # tighter: it implies the earlier one's constraint
+    keep += [bi for _, bi in kept.values()]
+    return branches[np.sort(np.asarray(keep, dtype=np.int64))]
 
 
 def gift_estimates(game: Game, player: int, values_seq: np.ndarray, values_obs: np.ndarray, mass: np.ndarray,
@@ -210,19 +245,35 @@ def make_subgame(
     floor: np.ndarray | None = None,
     reach: bool = False,
     merge_transpositions: bool = False,
+    merge_rule: str = DOMINATED,
     rng: np.random.Generator | None = None,
 ) -> Gadget:
     """The maxmargin k-KLSS gadget at ``player``'s decision infoset ``infoset`` for her
     sequence-form blueprint ``x`` (zero-sum games; the opponent minimises her payoff).
 
     ``floor`` (per original sequence) is imposed at every gadget infoset except the
-    roots, capped at what the blueprint plays (so the blueprint is always feasible). ``merge_transpositions`` (k = 1 only) drops a branch whose lone node in ``I``
-    is a transposition of an earlier branch's (in a random order if ``rng`` is given).
+    roots, capped at what the blueprint plays (so the blueprint is always feasible).
+
+    ``merge_transpositions`` (k = 1 only) drops branches whose lone node in ``I`` is a
+    transposition of another branch's. ``merge_rule`` says which:
+
+    * ``"dominated"`` (default; exact): only branches that are wholly inside ``I`` (the
+      opponent's infoset holds no node outside it), and of each class of transpositions
+      it keeps the one with the tightest constraint. Their sections of the gadget are
+      then identical but for the top row, so the kept margin is the class's smallest and
+      the merged gadget has the same value and solutions: the paper's "weakly dominated,
+      removed without any loss".
+    * ``"paper"``: any branch with a lone node in ``I`` (nodes outside ``I`` allowed), the
+      first of each class in a random order if ``rng`` is given (the pseudocode's rule, "a
+      slight amount of incorrectness"). It can raise exploitability: the dropped branch's
+      constraint is lost (tested on Leduc).
     """
     if k < 1 or k % 2 == 0:
         raise EfgError(f"k-KLSS needs an odd order k >= 1, got {k}")
     if merge_transpositions and k != 1:
         raise EfgError("transposition merging is only defined for k = 1")
+    if merge_rule not in MERGE_RULES:
+        raise EfgError(f"merge_rule must be one of {', '.join(MERGE_RULES)}, got {merge_rule!r}")
     if not game.is_zero_sum:
         raise EfgError("1-KLSS needs a zero-sum game")
     p, o = player, 1 - player
@@ -244,25 +295,9 @@ def make_subgame(
 
     # branches: the opponent's observation infosets meeting I^k
     branches = np.unique(game.obs[o, knodes])
-    order = np.arange(len(branches))
-    if merge_transpositions:
-        if rng is not None:
-            order = rng.permutation(len(branches))
-        seen: list[tuple] = []
-        keep = []
-        for bi in order:
-            lone = [h for h in game.obs_nodes(o, int(branches[bi])) if in_k[h]]
-            if len(lone) != 1:
-                keep.append(bi)
-                continue
-            sig = _signature(game, int(lone[0]))
-            if sig in seen:
-                continue
-            seen.append(sig)
-            keep.append(bi)
-        branches = branches[np.sort(np.asarray(keep, dtype=np.int64))]
-
     vals = observation_values(game, o, x, payoff_player=p, maximize=False)
+    if merge_transpositions:
+        branches = _merge_transpositions(game, p, x, branches, in_k, vals, reach, merge_rule, rng)
     otp = game.treeplex(o)
     oinfo = game.info[o]
     normal = np.zeros(len(branches))
