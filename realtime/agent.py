@@ -117,6 +117,24 @@ class _Replay:
     prev: list[Solution | None] = field(default_factory=list)
 
 
+@dataclass
+class _Subgame:
+    """One subgame the resolver solves: the real state, its root, both ranges there, the solution the root
+    lies in (for the gadget), the tree, and what the stages add: leaf values and the gadget's inputs."""
+
+    state: State
+    us: int
+    root: State
+    reach_us: np.ndarray
+    opp_range: np.ndarray
+    prev: Solution | None
+    tree: PublicTree
+    leaves: LeafEvaluator | None = None
+    gadget: str = "unsafe"
+    alt: np.ndarray | None = None
+    gift: np.ndarray | None = None
+
+
 class Resolver:
     """The public-state side of the agent: :meth:`decide` at any public state (memoised)."""
 
@@ -225,17 +243,45 @@ class Resolver:
         return Decision(actions, probs, None, source)
 
     def _solve(self, state: State, us: int, rc: RoundConfig) -> Decision:
+        """Re-solve at ``state`` in stages: live state -> ranges -> subgame -> tree -> gadget inputs -> solve -> policy."""
         start = time.perf_counter()
         budget = min(rc.time_budget, self.config.action_time_limit)
         if self.deadline is not None:
             # leave a tenth of what is left for the average strategy and the row the agent plays
             budget = min(budget, 0.9 * (self.deadline - start))
         rep, r_us, r_opp, prev = self._replay(state, us)
+        reused = self._reuse(state, rc, prev, start)
+        if reused is not None:
+            return reused
+        sub = self._subgame(state, us, rc, rep, r_us, r_opp, prev)
+        if len(sub.tree.continuation_leaves):
+            if self.cancel.is_set() or time.perf_counter() - start > budget:
+                return self._fallback(state, rc, budget, 0, start, sub.tree.num_nodes)
+            sub.leaves = self.leaf_source(sub.tree, us, state)
+        self._gadget_inputs(sub, rc)
+        solver = SubgameSolver(
+            sub.tree, us, sub.gadget, sub.reach_us, opp_range=sub.opp_range, alt=sub.alt, gift=sub.gift,
+            algorithm=rc.algorithm, leaves=sub.leaves,
+            drop_average_before=(rc.iterations // 2 + 1) if rc.drop_half else 0,
+        )
+        solved = self._run(solver, sub, rc, budget, start)
+        if isinstance(solved, Decision):
+            return solved
+        strategy, source = solved
+        return self._policy(sub, solver, strategy, source, start)
+
+    def _reuse(self, state: State, rc: RoundConfig, prev: Solution | None, start: float) -> Decision | None:
+        """The previous solution's row at ``state`` when the round reuses solutions and ``state`` lies in it."""
         if rc.reuse and prev is not None and prev.tree.last_round >= state.round:
             node = find_node(prev.tree, state)
             if node is not None:
                 actions, probs = _row(prev, node, self.game.nolimit)
                 return Decision(actions, probs, prev, "reuse", seconds=time.perf_counter() - start)
+        return None
+
+    def _subgame(self, state: State, us: int, rc: RoundConfig, rep: _Replay, r_us: np.ndarray, r_opp: np.ndarray,
+                 prev: Solution | None) -> _Subgame:
+        """The subgame to solve: its root, both ranges there, the solution it continues and its tree."""
         # The root: just before the opponent's last action of this round, else our own decision.
         root, reach_us, opp_range = state, r_us, r_opp
         if rep.states and rep.states[-1].current_player != us and rep.states[-1].round == state.round:
@@ -247,78 +293,87 @@ class Resolver:
         menu = SubgameMenu(self.policy, state, rc.extra_menu(), us)
         tree = build_tree(self.game, menu, root=root, hands=uni, depth_limit=depth)
         if depth == 0:
-            # A tree cut at the end of its round has one board; its all-in equity tables depend only on that
-            # board (the hand list is always the universe): share them between the subgames of a hand.
-            shared = self._equity.setdefault(tuple(root.visible_board), {})
-            tree.__dict__["_equity_cache"] = shared.setdefault("e", {})
-            tree.__dict__["_equity_t_cache"] = shared.setdefault("t", {})
-            samples = self.config.leaves.equity_samples
-            if root.round == 0 and self._preflop_equity is not None and tree.leaf_equity.any():
-                e = tree.__dict__["_equity_cache"]
-                for b in np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist():
-                    e.setdefault(b, self._preflop_equity)  # the preflop has one board: no cards
-            elif samples > 0 and tree.leaf_equity.any():
-                cache = tree.__dict__["_equity_cache"]
-                for b in np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist():
-                    if b not in cache:
-                        cache[b] = sampled_equity(tree, int(b), samples, self.config.seed + int(b))
-        leaves = None
-        if len(tree.continuation_leaves):
-            if self.cancel.is_set() or time.perf_counter() - start > budget:
-                return self._fallback(state, rc, budget, 0, start, tree.num_nodes)
-            leaves = self.leaf_source(tree, us, state)
-        gadget = rc.gadget
-        alt = gift = None
-        if gadget != "unsafe":
-            prev_root = find_node(prev.tree, root) if prev is not None else None
-            if prev is not None and prev_root is not None:
-                mine = reach_at(prev.tree, prev.strategy, us, prev_root, prev.reach_us)
-                alt = alternative_values(prev.tree, prev.strategy, us, mine, prev_root, prev.leaves)
-                if gadget == "reach":
-                    gift = gifts(prev.tree, prev.strategy, us, prev_root, prev.leaves, prev.reach_us)
-            elif rc.alt == "blueprint":
-                base = blueprint_on_tree(tree, self.policy, us, uniform_strategy(tree, leaves))
-                alt = alternative_values(tree, base, us, reach_us, 0, leaves)
-                gift = np.zeros(len(self.universe))
-            else:
-                gadget = "unsafe"
+            self._seed_equity(tree, root)
         if not (opp_range * tree.valid[1 - us][tree.root_board]).any():
             opp_range = np.ones(len(self.universe))  # an action our model gave probability 0: no information
-        cached = self._cache_path(rc, us, root, state)
-        solver = SubgameSolver(
-            tree, us, gadget, reach_us, opp_range=opp_range, alt=alt, gift=gift, algorithm=rc.algorithm,
-            leaves=leaves, drop_average_before=(rc.iterations // 2 + 1) if rc.drop_half else 0,
-        )
-        source = "solve"
+        return _Subgame(state, us, root, reach_us, opp_range, prev, tree)
+
+    def _seed_equity(self, tree: PublicTree, root: State) -> None:
+        """Share the all-in equity tables of a tree cut at the end of its round between the subgames of its
+        board (its hand lists are always the universe), seeded with the preflop table or sampled estimates."""
+        shared = self._equity.setdefault(tuple(root.visible_board), {})
+        tree.equity_tables = shared.setdefault("e", {})
+        tree.equity_tables_t = shared.setdefault("t", {})
+        if not tree.leaf_equity.any():
+            return
+        boards = np.unique(tree.board[tree.leaf_nodes[tree.leaf_equity]]).tolist()
+        samples = self.config.leaves.equity_samples
+        if root.round == 0 and self._preflop_equity is not None:
+            for b in boards:
+                tree.equity_tables.setdefault(b, self._preflop_equity)  # the preflop has one board: no cards
+        elif samples > 0:
+            for b in boards:
+                if b not in tree.equity_tables:
+                    tree.equity_tables[b] = sampled_equity(tree, int(b), samples, self.config.seed + int(b))
+
+    def _gadget_inputs(self, sub: _Subgame, rc: RoundConfig) -> None:
+        """The safe gadget's inputs: the opponent's alternative values (and gifts) at the root, from the
+        solution the root lies in, else from the blueprint on the subgame (``alt = "blueprint"``), else unsafe."""
+        sub.gadget = rc.gadget
+        if sub.gadget == "unsafe":
+            return
+        us, prev = sub.us, sub.prev
+        prev_root = find_node(prev.tree, sub.root) if prev is not None else None
+        if prev is not None and prev_root is not None:
+            mine = reach_at(prev.tree, prev.strategy, us, prev_root, prev.reach_us)
+            sub.alt = alternative_values(prev.tree, prev.strategy, us, mine, prev_root, prev.leaves)
+            if sub.gadget == "reach":
+                sub.gift = gifts(prev.tree, prev.strategy, us, prev_root, prev.leaves, prev.reach_us)
+        elif rc.alt == "blueprint":
+            base = blueprint_on_tree(sub.tree, self.policy, us, uniform_strategy(sub.tree, sub.leaves))
+            sub.alt = alternative_values(sub.tree, base, us, sub.reach_us, 0, sub.leaves)
+            sub.gift = np.zeros(len(self.universe))
+        else:
+            sub.gadget = "unsafe"
+
+    def _run(self, solver: SubgameSolver, sub: _Subgame, rc: RoundConfig, budget: float,
+             start: float) -> tuple[np.ndarray, str] | Decision:
+        """The solved strategy and its source ("solve" or "cache"), or the blueprint's fallback decision."""
+        cached = self._cache_path(rc, sub.us, sub.root, sub.state)
         if cached is not None and cached.is_file():
             strategy = np.load(cached)
             if strategy.shape != (solver.num_slots,):
                 raise PokerbotError(f"cached solution {cached} does not fit its subgame; delete the cache directory")
-            source = "cache"
-        else:
-            chunk = 1
-            while solver.iteration < rc.iterations:
-                t0 = time.perf_counter()
-                solver.run(min(chunk, rc.iterations - solver.iteration))
-                now = time.perf_counter()
-                per = (now - t0) / chunk
-                chunk = max(1, min(chunk * 2, 50))
-                if self.cancel.is_set() or now - start + per > budget:
-                    break
-            if solver.iteration < rc.min_iterations or self.cancel.is_set():
-                return self._fallback(state, rc, budget, solver.iteration, start, tree.num_nodes)
-            strategy = solver.strategy()
-            if cached is not None:
-                cached.parent.mkdir(parents=True, exist_ok=True)
-                write_npy(cached, strategy)
+            return strategy, "cache"
+        chunk = 1
+        while solver.iteration < rc.iterations:
+            t0 = time.perf_counter()
+            solver.run(min(chunk, rc.iterations - solver.iteration))
+            now = time.perf_counter()
+            per = (now - t0) / chunk
+            chunk = max(1, min(chunk * 2, 50))
+            if self.cancel.is_set() or now - start + per > budget:
+                break
+        if solver.iteration < rc.min_iterations or self.cancel.is_set():
+            return self._fallback(sub.state, rc, budget, solver.iteration, start, sub.tree.num_nodes)
+        strategy = solver.strategy()
+        if cached is not None:
+            cached.parent.mkdir(parents=True, exist_ok=True)
+            write_npy(cached, strategy)
+        return strategy, "solve"
+
+    def _policy(self, sub: _Subgame, solver: SubgameSolver, strategy: np.ndarray, source: str,
+                start: float) -> Decision:
+        """The decision at the real state from a solved subgame (and the solution later subgames continue)."""
         min_margin = float("nan")
-        if self.check_margins and gadget != "unsafe":
+        if self.check_margins and sub.gadget != "unsafe":
             min_margin = float(solver.margins(strategy).min())
-        node = find_node(tree, state)
+        tree = sub.tree
+        node = find_node(tree, sub.state)
         assert node is not None, "the subgame holds the real state"
-        solution = Solution(tree, strategy, leaves, reach_us * tree.valid[us][tree.root_board])
+        solution = Solution(tree, strategy, sub.leaves, sub.reach_us * tree.valid[sub.us][tree.root_board])
         actions, probs = _row(solution, node, self.game.nolimit)
-        return Decision(actions, probs, solution, source, gadget, solver.iteration, time.perf_counter() - start,
+        return Decision(actions, probs, solution, source, sub.gadget, solver.iteration, time.perf_counter() - start,
                         tree.num_nodes, min_margin)
 
     def _fallback(self, state: State, rc: RoundConfig, budget: float, done: int, start: float, nodes: int) -> Decision:

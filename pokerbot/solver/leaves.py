@@ -79,9 +79,10 @@ def check_choices(num_choices: tuple[int, int]) -> tuple[int, int]:
 def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
     """``E[h0, h1]``: P(h0 wins) - P(h0 loses) over every run-out of board ``board_id`` (0 if they share a card).
 
-    Cached on the tree. Cost: run-outs x H0 x H1 comparisons (HUNL flop: 1,081 x 1,176^2).
+    Kept in ``tree.equity_tables`` (which a caller may seed). Cost: run-outs x H0 x H1 comparisons (HUNL
+    flop: 1,081 x 1,176^2).
     """
-    cache = tree.__dict__.setdefault("_equity_cache", {})
+    cache = tree.equity_tables
     if board_id not in cache:
         cache[board_id] = runout_equity(tree, board_id)
     return cache[board_id]
@@ -119,8 +120,8 @@ def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, s
 
 
 def equity_table_transposed(tree: PublicTree, board_id: int) -> np.ndarray:
-    """``equity_table(tree, board_id).T`` as a contiguous array (cached): player 1's side."""
-    cache = tree.__dict__.setdefault("_equity_t_cache", {})
+    """``equity_table(tree, board_id).T`` as a contiguous array (kept in ``tree.equity_tables_t``): player 1's side."""
+    cache = tree.equity_tables_t
     if board_id not in cache:
         cache[board_id] = np.ascontiguousarray(equity_table(tree, board_id).T)
     return cache[board_id]

@@ -146,6 +146,11 @@ class PublicTree:
     iso_g: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int32))
     iso_perm: tuple[np.ndarray, np.ndarray] = field(
         default_factory=lambda: (np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int32)))
+    #: The equity tables of the all-in (equity) leaves by board id, player 0's side and its transpose
+    #: (:func:`pokerbot.solver.leaves.equity_table`): filled on first use. A caller may seed them (an
+    #: estimate, precomputed tables) or hand the same dictionaries to several trees of one board.
+    equity_tables: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    equity_tables_t: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def num_leaves(self) -> int:
