@@ -382,8 +382,11 @@ class AivatResult:
 
     def summary(self) -> str:
         a, b = self.names
+        from evaluation.match import MatchResult
+
+        fell = self.match.fallback_text() if isinstance(self.match, MatchResult) else ""
         return (f"{a} vs {b}: plain {self.plain_rate}; AIVAT {self.aivat_rate}; "
-                f"std cut {100 * self.std_cut:.0f}%")
+                f"std cut {100 * self.std_cut:.0f}%{fell}")
 
     def __repr__(self) -> str:
         """The summary line, not the arrays (what a notebook or the REPL shows)."""
@@ -433,6 +436,12 @@ class PolicyRecorder(Agent):
 
     def action_distribution(self, view: MatchState) -> list[tuple[Action, float]] | None:
         return self.inner.action_distribution(view) if self.known else None
+
+    def decision_counts(self) -> dict[str, int] | None:
+        return self.inner.decision_counts()
+
+    def decision_note(self) -> str | None:
+        return self.inner.decision_note()
 
     def take(self, hand_id: int) -> dict[int, Distribution]:
         """The policies recorded in hand ``hand_id`` by action index, forgotten afterwards."""

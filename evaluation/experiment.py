@@ -60,6 +60,7 @@ from typing import Any
 import numpy as np
 
 from evaluation.lbr import LbrSettings
+from pokerbot.agent import add_counts, fallback_note
 from pokerbot.errors import CheckpointError, PokerbotError
 from pokerbot.files import atomic_write_text, plain_name, read_toml_config
 from pokerbot.npz import load_checked, save_checked
@@ -286,7 +287,7 @@ def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str,
     ``value``: AIVAT's value function (:func:`evaluation.blueprint_value.make_value`; ``blueprint:<path>``).
     """
     from evaluation.aivat import play_match_aivat
-    from evaluation.match import play_match
+    from evaluation.match import MatchResult, play_match
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
 
@@ -305,7 +306,9 @@ def play_chunk(spec_a: str, spec_b: str, names: tuple[str, str], game_name: str,
     else:
         m = play_match(a, b, game, hands, seed, duplicate=duplicate, log_path=log_path, progress=progress)
         chips, est = m.chips, np.full(hands, np.nan)
-    return {"chips": chips, "aivat": est, "seconds": time.perf_counter() - start}
+    match = r.match if aivat else m
+    decisions = list(match.decisions) if isinstance(match, MatchResult) else [None, None]
+    return {"chips": chips, "aivat": est, "seconds": time.perf_counter() - start, "decisions": decisions}
 
 
 def lbr_chunk(spec: str, game_name: str, hands: int, seed: int, settings: LbrSettings,
@@ -347,6 +350,8 @@ class MatchRow:
     chips: np.ndarray
     aivat: np.ndarray
     seconds: float
+    #: A's and B's decisions by how they were made, summed over the pieces (None: one way of deciding).
+    decisions: tuple[dict[str, int] | None, dict[str, int] | None] = (None, None)
 
 
 def _chunks(exp: Experiment) -> list[int]:
@@ -365,15 +370,32 @@ def _lbr_piece_path(root: Path, run: LbrRun, first: int, hands: int) -> Path:
 PIECE_KIND = "evaluation piece"
 
 
-def _save_piece(path: Path, identity: dict[str, Any], arrays: dict[str, np.ndarray]) -> None:
-    """Write a finished piece (a match chunk, an LBR piece) with what it was played for and a checksum."""
-    save_checked(path, PIECE_KIND, {"identity": identity}, arrays)
+def _save_piece(path: Path, identity: dict[str, Any], arrays: dict[str, np.ndarray],
+                decisions: list[dict[str, int] | None] | None = None) -> None:
+    """Write a finished piece (a match chunk, an LBR piece) with what it was played for and a checksum; a match
+    chunk also records both agents' decisions by how they were made (:meth:`Agent.decision_counts`)."""
+    header: dict[str, Any] = {"identity": identity}
+    if decisions is not None:
+        header["decisions"] = decisions
+    save_checked(path, PIECE_KIND, header, arrays)
 
 
-def _load_piece(path: Path, identity: dict[str, Any]) -> dict[str, np.ndarray]:
+def _piece_decisions(path: Path, meta: dict[str, Any]) -> list[dict[str, int] | None]:
+    """A match piece's decision counts (A's, B's); [None, None] where a piece predates them."""
+    got = meta.get("decisions", [None, None])
+    ok = isinstance(got, list) and len(got) == 2 and all(
+        c is None or (isinstance(c, dict) and all(isinstance(k, str) and isinstance(v, int) and not isinstance(v, bool)
+                                                  and v >= 0 for k, v in c.items())) for c in got)
+    if not ok:
+        raise ExperimentError(f"{path}: its decision counts are not two objects of whole numbers; "
+                              "delete it and run again to replay that piece")
+    return got
+
+
+def _load_piece(path: Path, identity: dict[str, Any]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """A piece written by :func:`_save_piece` for ``identity``: checked whole, played for this experiment, holding
-    one finite result a hand (AIVAT estimates NaN where the experiment has ``aivat = false``); ExperimentError
-    naming the file otherwise."""
+    one finite result a hand (AIVAT estimates NaN where the experiment has ``aivat = false``), with its header;
+    ExperimentError naming the file otherwise."""
     try:
         meta, arrays = load_checked(path, PIECE_KIND)
     except CheckpointError as exc:
@@ -396,7 +418,7 @@ def _load_piece(path: Path, identity: dict[str, Any]) -> dict[str, np.ndarray]:
         if not shape_ok or not values_ok:
             raise ExperimentError(f"{path}: array {key!r} has shape {a.shape} or non-finite values, expected "
                                   f"{n} finite values; delete it and run again to replay that piece")
-    return arrays
+    return arrays, meta
 
 
 def _slug(text: str) -> str:
@@ -481,18 +503,21 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
 
     def saved(path: Path, result: dict[str, Any]) -> None:
         _save_piece(path, identities[path], {"chips": result["chips"], "aivat": result["aivat"],
-                                             "seconds": np.asarray(result["seconds"], dtype=np.float64)})
+                                             "seconds": np.asarray(result["seconds"], dtype=np.float64)},
+                    result.get("decisions", [None, None]))
         bar.update(len(result["chips"]))
 
     pool.map(play_chunk, jobs, saved)
     bar.close()
     rows: list[MatchRow] = []
     for a, b in exp.pairs():
-        parts = [_load_piece(path, identities[path])
-                 for path in (root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
-                              for k in range(len(_chunks(exp))))]
+        paths = [root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz" for k in range(len(_chunks(exp)))]
+        loaded = [_load_piece(path, identities[path]) for path in paths]
+        parts = [arrays for arrays, _ in loaded]
+        counts = [_piece_decisions(path, meta) for path, (_, meta) in zip(paths, loaded)]
         rows.append(MatchRow(a, b, np.concatenate([p["chips"] for p in parts]),
-                             np.concatenate([p["aivat"] for p in parts]), float(sum(p["seconds"] for p in parts))))
+                             np.concatenate([p["aivat"] for p in parts]), float(sum(p["seconds"] for p in parts)),
+                             (add_counts(*(c[0] for c in counts)), add_counts(*(c[1] for c in counts)))))
 
     # LBR runs, in resumable pieces: piece k is hands k * chunk onwards of one long run, so a run can be
     # lengthened later (more hands) and its pieces stay valid.
@@ -523,7 +548,7 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
         parts = []
         for first, n in run.pieces():
             path = _lbr_piece_path(root, run, first, n)
-            parts.append(_load_piece(path, identities[path]))
+            parts.append(_load_piece(path, identities[path])[0])
         lbr_rows.append((run, np.concatenate([p["chips"] for p in parts]), float(sum(p["seconds"] for p in parts))))
 
     # Training curves.
@@ -539,9 +564,11 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
     table = []
     for r in rows:
         plain = win_rate(r.chips, game, pair=exp.duplicate)
+        fell = [f"{n} {note}" for n, c in ((r.a, r.decisions[0]), (r.b, r.decisions[1]))
+                if (note := fallback_note(c))]
         entry: dict[str, Any] = {"a": r.a, "b": r.b, "hands": plain.hands, "mbb": plain.mbb, "ci95": plain.ci95,
                                  "aivat_mbb": math.nan, "aivat_ci95": math.nan, "std_cut": math.nan,
-                                 "seconds": r.seconds}
+                                 "seconds": r.seconds, "fallbacks": "; ".join(fell)}
         if exp.aivat:
             av = win_rate(r.aivat, game, pair=exp.duplicate)
             entry.update(aivat_mbb=av.mbb, aivat_ci95=av.ci95, std_cut=1.0 - av.ci95 / plain.ci95 if plain.ci95 else math.nan)
@@ -582,10 +609,11 @@ def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str
     with io.StringIO(newline="") as f:
         w = csv.writer(f)
         w.writerow(["kind", "a", "b", "hands", "mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95",
-                    "std_cut", "seconds"])
+                    "std_cut", "seconds", "fallbacks"])
         for r in table:
             w.writerow(["match", r["a"], r["b"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
-                        f"{r['aivat_mbb']:.2f}", f"{r['aivat_ci95']:.2f}", f"{r['std_cut']:.4f}", f"{r['seconds']:.1f}"])
+                        f"{r['aivat_mbb']:.2f}", f"{r['aivat_ci95']:.2f}", f"{r['std_cut']:.4f}", f"{r['seconds']:.1f}",
+                        r["fallbacks"]])
         for r in lbr_table:
             w.writerow(["lbr", f"lbr-{r['actions']}", r["agent"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
                         "", "", "", f"{r['seconds']:.1f}"])
@@ -614,6 +642,12 @@ def _markdown(exp: Experiment, table: list[dict[str, Any]], lbr_table: list[dict
             lines.append(f"| {r['a']} | {r['b']} | {r['hands']} | {r['mbb']:+.1f} | ± {r['ci95']:.1f} | {av} | {ac} | "
                          f"{cut} | {r['seconds']:.0f} |")
         lines.append("")
+        fell = [r for r in table if r["fallbacks"]]
+        if fell:
+            lines += ["**Fallbacks**: some decisions above were the blueprint's, not the agent's own "
+                      "(its solve ran out of time):", ""]
+            lines += [f"- {r['a']} vs {r['b']}: {r['fallbacks']}" for r in fell]
+            lines.append("")
     if lbr_table:
         lines += ["## Local best response", "", "LBR's winnings (a lower bound on exploitability; positive: the agent loses).", "",
                   "| agent | LBR actions | hands | LBR mbb/g | 95% CI | time (s) |", "|---|---|---:|---:|---:|---:|"]

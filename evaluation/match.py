@@ -34,7 +34,7 @@ from typing import Any, TextIO
 import numpy as np
 
 from evaluation.stats import WinRate, win_rate
-from pokerbot.agent import Agent, legal_or_call
+from pokerbot.agent import Agent, count_changes, fallback_note, legal_or_call
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import GameDef
 from pokerbot.interrupts import held
@@ -64,6 +64,8 @@ class MatchResult:
     over_acpc: bool = False
     error: str | None = None
     extra: dict[str, object] = field(default_factory=dict)
+    #: A's and B's decisions in this match by how they were made (:meth:`Agent.decision_counts`; None: one way).
+    decisions: tuple[dict[str, int] | None, dict[str, int] | None] = (None, None)
 
     @property
     def hands(self) -> int:
@@ -95,8 +97,13 @@ class MatchResult:
             return f"{a} vs {b} ({self.game.name}, {how}{mode}): no hands finished"
         return (
             f"{a} vs {b} ({self.game.name}, {how}{mode}): {a} {self.win_rate}, "
-            f"{self.hands_per_second:,.0f} hands/s"
+            f"{self.hands_per_second:,.0f} hands/s" + self.fallback_text()
         )
+
+    def fallback_text(self) -> str:
+        """``"; realtime fell back at 3 of 812 decisions (time budget 3)"`` per agent that fell back, else ``""``."""
+        notes = [(n, fallback_note(c)) for n, c in zip(self.names, self.decisions)]
+        return "".join(f"; {n} {note}" for n, note in notes if note)
 
     def __repr__(self) -> str:
         """The summary line, not the arrays (what a notebook or the REPL shows)."""
@@ -112,6 +119,10 @@ class MatchResult:
                 ("hands", f"{self.hands:,}{' (duplicate)' if self.duplicate else ''}"
                           f"{', over ACPC' if self.over_acpc else ''}"),
                 (f"{a} (95% CI)", rate), ("speed", f"{self.hands_per_second:,.0f} hands/s" if self.hands else "-")]
+        for n, c in zip(self.names, self.decisions):
+            note = fallback_note(c)
+            if note:
+                rows.append((n, note))
         if self.log_path:
             rows.append(("log", self.log_path))
         if self.error:
@@ -272,11 +283,24 @@ def play_match(
     if first_hand < 0 or (duplicate and first_hand % 2) or (over_acpc and first_hand):
         raise PokerbotError(f"first_hand must be >= 0, even in a duplicate match and 0 over ACPC, not {first_hand}")
     names = match_names(agent_a, agent_b)
-    if over_acpc:
-        return _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                          t_response_ms, on_hand, coalesce, one_cpu)
-    return _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name, names,
-                       t_response_ms, on_hand, coalesce, one_cpu, on_state, first_hand)
+    before = (agent_a.decision_counts(), agent_b.decision_counts())
+
+    def decisions() -> tuple[dict[str, int] | None, dict[str, int] | None]:
+        return (count_changes(agent_a.decision_counts(), before[0]),
+                count_changes(agent_b.decision_counts(), before[1]))
+
+    try:
+        if over_acpc:
+            result = _play_acpc(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name,
+                                names, t_response_ms, on_hand, coalesce, one_cpu)
+        else:
+            result = _play_local(agent_a, agent_b, game, hands, seed, duplicate, log_path, progress, match_name,
+                                 names, t_response_ms, on_hand, coalesce, one_cpu, on_state, first_hand)
+    except MatchAborted as exc:
+        exc.result.decisions = decisions()
+        raise
+    result.decisions = decisions()
+    return result
 
 
 def _play_local(agent_a: Agent, agent_b: Agent, game: GameDef, hands: int, seed: int, duplicate: bool,

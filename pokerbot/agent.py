@@ -82,6 +82,16 @@ class Agent(ABC):
         """
         return None
 
+    def decision_counts(self) -> dict[str, int] | None:
+        """How the agent's decisions so far were made: counts by way of deciding, for reports; None: one way.
+
+        Keys are short phrases (``"solved"``, ``"blueprint"``); a key starting with ``"fell back"``
+        (:data:`FELL_BACK`), say ``"fell back: time budget"``, counts decisions where the agent could not
+        do what it set out to and played a fallback instead. Matches, ``pokerbot eval`` reports, ``pokerbot
+        connect`` and the play page say how many (:func:`fallback_note`). Must not change how the agent plays.
+        """
+        return None
+
     def action_probability(self, view: MatchState, action: Action) -> float | None:
         """The probability that :meth:`act` takes ``action`` at ``view`` (None if the policy is unknown).
 
@@ -108,6 +118,47 @@ class Agent(ABC):
                 return None
             out[i] = q
         return out
+
+
+#: How :meth:`Agent.decision_counts` keys begin for decisions that fell back.
+FELL_BACK = "fell back"
+
+
+def count_changes(after: dict[str, int] | None, before: dict[str, int] | None) -> dict[str, int] | None:
+    """The decisions counted in ``after`` but not yet in ``before`` (two :meth:`Agent.decision_counts`)."""
+    if after is None:
+        return None
+    before = before or {}
+    return {k: v - before.get(k, 0) for k, v in after.items() if v - before.get(k, 0)}
+
+
+def add_counts(*counts: dict[str, int] | None) -> dict[str, int] | None:
+    """The sum of several :meth:`Agent.decision_counts` (None if every one is None)."""
+    if all(c is None for c in counts):
+        return None
+    out: dict[str, int] = {}
+    for c in counts:
+        for k, v in (c or {}).items():
+            out[k] = out.get(k, 0) + int(v)
+    return out
+
+
+def fallback_note(counts: dict[str, int] | None) -> str | None:
+    """Decision counts in words when any decision fell back (None otherwise: nothing to warn of).
+
+    >>> fallback_note({"solved": 1200, "blueprint": 30, "fell back: time budget": 3, "fell back: time limit": 1})
+    'fell back at 4 of 1,234 decisions (time budget 3, time limit 1)'
+    >>> fallback_note({"solved": 12}) is None
+    True
+    """
+    if not counts:
+        return None
+    fell = {k[len(FELL_BACK):].lstrip(": ") or "other": v for k, v in counts.items() if k.startswith(FELL_BACK) and v}
+    if not fell:
+        return None
+    total = sum(counts.values())
+    why = ", ".join(f"{k} {v:,}" for k, v in sorted(fell.items()))
+    return f"fell back at {sum(fell.values()):,} of {total:,} decisions ({why})"
 
 
 def agent_seed(seed: int | None) -> int:

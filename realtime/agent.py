@@ -61,7 +61,7 @@ from blueprint.agent import resolve_path
 from blueprint.model import Blueprint
 from blueprint.policy import BlueprintPolicy
 from pokerbot.actions import action_from_text, action_text
-from pokerbot.agent import Agent, Holes, agent_seed, hand_rng
+from pokerbot.agent import FELL_BACK, Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
 from pokerbot.files import plain_name, pokerbot_home
 from pokerbot.gamedef import GameDef
@@ -574,6 +574,16 @@ class RealtimeAgent(Agent):
         chosen = p[d.actions.index(action)]
         return np.where(total > 0, chosen / np.where(total > 0, total, 1.0), 1.0 / len(d.actions))
 
+    def decision_counts(self) -> dict[str, int]:
+        """Decisions by how they were made (from ``stats``): solved, from the solve cache, reused, the
+        blueprint's rounds, and the fallbacks to the blueprint (time budget: too few iterations in it;
+        time limit: the agent's hard limit stopped the decision)."""
+        counts: dict[str, int] = {}
+        for record in self.stats:
+            key = _SOURCE_WORDS.get(str(record.get("source")), str(record.get("source")))
+            counts[key] = counts.get(key, 0) + 1
+        return counts
+
     def decision_note(self) -> str | None:
         """How the last :meth:`act` decided, from its ``stats`` record (see :func:`decision_note`)."""
         return decision_note(self.stats[-1], self.config) if self.stats else None
@@ -599,6 +609,10 @@ class RealtimeAgent(Agent):
                                     "peak_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}) + "\n")
         return action
 
+
+#: :meth:`RealtimeAgent.decision_counts` keys of each ``Decision.source``.
+_SOURCE_WORDS = {"solve": "solved", "cache": "solved (cache)", "reuse": "reused", "blueprint": "blueprint",
+                 "fallback": f"{FELL_BACK}: time budget", "timeout": f"{FELL_BACK}: time limit"}
 
 #: Solver names as people write them.
 _ALGORITHM_NAMES = {"cfr": "CFR", "cfr+": "CFR+", "lcfr": "LCFR", "dcfr": "DCFR"}

@@ -843,6 +843,8 @@ def test_the_realtime_agent_notes_its_mode_and_its_fallbacks(tmp_path: Path) -> 
     trainer.train(progress=False)
     blueprint = trainer.blueprint()
 
+    counted: dict[float, object] = {}
+
     def notes(budget: float, min_iterations: int) -> set[str]:
         r1 = {"mode": "solve", "gadget": "unsafe", "iterations": 40, "min_iterations": min_iterations,
               "algorithm": "dcfr", "time_budget": budget}
@@ -857,6 +859,7 @@ def test_the_realtime_agent_notes_its_mode_and_its_fallbacks(tmp_path: Path) -> 
                 if a["who"] == "bot":
                     street = a["street"]
                     seen.add(f"{street}: {a['note']}")
+        counted[budget] = session.stats()["fallbacks"]
         return seen
 
     solved = notes(100.0, 1)
@@ -864,3 +867,6 @@ def test_the_realtime_agent_notes_its_mode_and_its_fallbacks(tmp_path: Path) -> 
     assert any(n.startswith("round 2: solved (DCFR 40 it, ") for n in solved), solved
     fallback = notes(1e-9, 40)  # no solve reaches 40 iterations in a nanosecond: the blueprint is played
     assert any(n.startswith("round 2: fell back to the blueprint: time budget (") for n in fallback), fallback
+    # the page's result panel counts them; none when every solve finished
+    assert counted[100.0] is None
+    assert isinstance(counted[1e-9], str) and counted[1e-9].startswith("fell back at ") and "time budget" in counted[1e-9]

@@ -258,9 +258,11 @@ def read(kind: str, path: Path, samples: dict[str, Path], tmp: Path) -> Any:
             shutil.copy(path, target)
             return load_abstraction("tiny", build_if_missing=False)
     elif kind == "eval-piece":
-        from evaluation.experiment import _load_piece
+        from evaluation.experiment import _load_piece, _piece_decisions
 
-        return _load_piece(path, PIECE_IDENTITY)
+        arrays, meta = _load_piece(path, PIECE_IDENTITY)
+        _piece_decisions(path, meta)
+        return arrays
     elif kind == "efce-checkpoint":
         from realtime.efce.regret import RegretState
 
@@ -587,7 +589,7 @@ def test_a_piece_of_an_experiment_without_aivat_reads(samples: dict[str, Path], 
     path = tmp_path / "piece.npz"
     _save_piece(path, identity, {"chips": np.array([1.0, -1.0, 2.0, -2.0]), "aivat": np.full(4, np.nan),
                                  "seconds": np.asarray(0.25)})
-    assert _load_piece(path, identity)["chips"].tolist() == [1.0, -1.0, 2.0, -2.0]
+    assert _load_piece(path, identity)[0]["chips"].tolist() == [1.0, -1.0, 2.0, -2.0]
     _save_piece(path, identity, {"chips": np.array([1.0, -1.0, np.nan, -2.0]), "aivat": np.full(4, np.nan),
                                  "seconds": np.asarray(0.25)})
     with pytest.raises(PokerbotError, match="non-finite"):

@@ -65,7 +65,7 @@ from evaluation.match import match_names
 from evaluation.play.hands import showdown_words
 from evaluation.stats import win_rate
 from pokerbot.actions import action_text
-from pokerbot.agent import Agent, legal_or_call
+from pokerbot.agent import Agent, fallback_note, legal_or_call
 from pokerbot.cards import format_card
 from pokerbot.errors import PokerbotError
 from pokerbot.files import atomic_write_text
@@ -732,7 +732,8 @@ class PlaySession:
 
     def stats(self) -> dict[str, Any]:
         """The person's result so far, plain and luck-adjusted (AIVAT): hands, chips, mbb/g with 95% CIs,
-        cumulative big blinds (``series``, ``aivat_series``: ``[hands, bb]`` points)."""
+        cumulative big blinds (``series``, ``aivat_series``: ``[hands, bb]`` points), and ``fallbacks``: how
+        many of the bot's decisions fell back to its blueprint, in words (None when none did)."""
         with self._lock:
             n = len(self.chips)
             out: dict[str, Any] = {"hands": n}
@@ -752,6 +753,7 @@ class PlaySession:
                     f"{prefix}ci95": rate.ci95 if rate is not None and n >= 2 else None,
                     f"{prefix}series": series,
                 })
+            out["fallbacks"] = fallback_note(self.bot.decision_counts())
             return out
 
     def _bb(self, chips: float) -> str:

@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
     number("--timeout", args.timeout, 0.0, 10**9)
     optional_count("--hands", args.hands)
 
+    from pokerbot.agent import fallback_note
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
     from pokerbot.protocol.client import play_acpc, plural
@@ -71,8 +72,10 @@ def run(args: argparse.Namespace) -> int:
         failure = f"the dealer closed the connection after {result.hands} of {plural(args.hands, 'hand')}"
     if result.hands:
         mbb = 1000.0 * result.total / result.hands / game.big_blind
+        fell = fallback_note(agent.decision_counts())
         print(f"{agent.name}: {plural(result.hands, 'hand')}, {result.total:+g} chips, {mbb:+.1f} mbb/g"
               + (f", {result.repaired} illegal actions repaired" if result.repaired else "")
+              + (f"; {fell}" if fell else "")
               + (" (stopped early)" if failure else ""), flush=True)
     if failure is not None:
         raise ProtocolError(failure)

@@ -252,6 +252,7 @@ function renderStats(st) {
     el.className = mbb === null ? "" : mbb > 0 ? "pos" : mbb < 0 ? "neg" : "";
   }
   $("stats-detail").textContent = `won ${bb(st.chips)} bb · adj. ${bb(st.aivat_chips)} bb`;
+  $("stats-fallbacks").textContent = st.fallbacks ? `the bot ${st.fallbacks}: it played its blueprint there` : "";
   drawChart(st.series, st.aivat_series);
 }
 
