@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import argparse
+import math
 
 HELP = "play heads-up poker against an agent in your browser (a local page on 127.0.0.1)"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", default="equity",
-                        help="the opponent's agent spec: random, call, raise, equity or package.module:factory[?k=v], "
-                             "e.g. blueprint.agent:make_agent?path=hunl-tiny (default equity)")
+                        help="the opponent's agent spec: random, call, raise, equity, blueprint, realtime or "
+                             "package.module:factory[?k=v], e.g. blueprint?path=hunl-tiny, or "
+                             "realtime?config=realtime-hunl-tiny&timed=0 (timed=0: no time limits, every re-solve "
+                             "runs all its iterations) (default equity)")
     parser.add_argument("--game", default="hunl", help="a shipped heads-up game name or .game file (default hunl)")
     parser.add_argument("--seed", type=int, default=0,
                         help="card seed, as the ACPC dealer's; the agent gets seed+1 (default 0)")
@@ -57,6 +60,10 @@ def run(args: argparse.Namespace) -> int:
           f"log {log_path}; Ctrl-C stops", flush=True)
     for warning in session.warnings:
         print(f"pokerbot play: warning: {warning}", flush=True)
+    limit = getattr(getattr(agent, "config", None), "action_time_limit", None)
+    if isinstance(limit, float) and math.isfinite(limit):
+        print(f"pokerbot play: {session.names[1]} keeps its {limit:g} s time limit and falls back to its blueprint "
+              "when a solve runs out of time; add timed=0 to its spec to let every solve finish", flush=True)
     if not args.no_browser:
         import webbrowser
 
