@@ -336,3 +336,20 @@ def test_lbr_scored_with_aivat_too():
     assert np.array_equal(r.chips, plain.chips) and plain.aivat is None
     assert r.aivat is not None and r.aivat.shape == r.chips.shape and np.isfinite(r.aivat).all()
     assert r.aivat_rate is not None and "AIVAT" in r.summary()
+
+
+def test_sampled_lbr_runs_estimate_the_exact_value(leduc_nl_solution):
+    """LBR's sampled runs (dealt hands, the agent's drawn actions) against a mixed policy estimate LBR's exact
+    expected winnings (every deal and agent action enumerated): the exact value lies inside the run's 99% CI,
+    and the run is not trivially exact (its interval is wide; the exact value is not the blinds)."""
+    from evaluation.match import play_match
+
+    game = load_game("leduc-nl")
+    agent = PolicyAgent(game, leduc_nl_solution)
+    exact = exact_lbr_value(game, agent, LbrSettings())
+    r = play_match(LocalBestResponse(game, agent, LbrSettings(), seed=3), PolicyAgent(game, leduc_nl_solution), game,
+                   4000, seed=3, duplicate=True, progress=False)
+    rate = r.win_rate
+    exact_mbb = 1000.0 * exact / game.big_blind
+    assert rate.ci95 > 50.0  # the agent mixes: single hands vary
+    assert abs(rate.mbb - exact_mbb) <= rate.ci95 * 2.576 / 1.96, (rate, exact_mbb)
