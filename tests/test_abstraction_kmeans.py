@@ -79,3 +79,30 @@ def test_bad_input():
         kmeans(np.zeros((3, 1)), np.ones(3), 2, "cosine")
     with pytest.raises(ValueError, match="weight"):
         kmeans(np.zeros((3, 1)), np.ones(2), 2)
+
+
+@pytest.mark.parametrize("l1", [True, False])
+def test_pruned_assignment_equals_trying_every_centre(l1: bool) -> None:
+    """The assignment that skips centres by the coordinate-sum bound gives the labels and distances of the scan
+    over every centre: on continuous points, on EMD-embedded equity-like histograms, on a grid full of exact ties
+    (lowest index wins in both) and in one dimension."""
+    from abstraction.kmeans import _assign, _assign_scan
+
+    rng = np.random.default_rng(7)
+    mean, conc = rng.beta(2, 2, 3000), rng.uniform(2, 40, 3000)
+    runs = rng.beta((mean * conc)[:, None] + 1e-3, ((1 - mean) * conc)[:, None] + 1e-3, (3000, 44))
+    hist = emd_embed(np.stack([np.histogram(r, np.linspace(0, 1, 31))[0] for r in runs]))
+    grid = rng.integers(0, 3, (4000, 4)).astype(np.float32)
+    cases = [(rng.random((4000, 7)).astype(np.float32), 300), (hist, 200), (grid, 40),
+             (rng.random((3000, 1)).astype(np.float32), 100)]
+    for x, k in cases:
+        c = x[rng.choice(len(x), k, replace=False)].copy()
+        got = np.zeros(len(x), np.int32), np.zeros(len(x))
+        want = np.zeros(len(x), np.int32), np.zeros(len(x))
+        _assign(x, c, l1, *got)
+        _assign_scan(x, c, l1, *want)
+        assert np.array_equal(got[0], want[0]) and np.array_equal(got[1], want[1])
+        if x is grid:  # the ties are real: points with several centres at their best distance
+            diff = np.abs(x[:, None, :] - c[None, :, :])
+            d = diff.sum(axis=2) if l1 else (diff**2).sum(axis=2)
+            assert ((d == d.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum() > 100
