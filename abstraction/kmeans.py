@@ -159,8 +159,18 @@ def _assign(x, c, l1, labels, dists):
 
 
 @njit(cache=True, parallel=True)
-def _update_mind(x, c, j, l1, mind):
+def _update_mind(x, px, c, j, l1, mind):
+    """``mind[i] = min(mind[i], d(x_i, c_j))``, skipping points whose coordinate-sum bound (see :func:`_assign`)
+    already shows ``c_j`` is no nearer; ``px`` holds the points' coordinate sums."""
+    dim = x.shape[1]
+    pj = 0.0
+    for t in range(dim):
+        pj += c[j, t]
     for i in prange(x.shape[0]):
+        gap = max(abs(px[i] - pj) - _SLACK * (abs(px[i]) + 1.0), 0.0)
+        bound = gap if l1 else gap * gap / dim
+        if bound > mind[i] * (1.0 + _SLACK):
+            continue
         d = _dist(x, i, c, j, l1)
         if d < mind[i]:
             mind[i] = d
@@ -186,7 +196,8 @@ def _seed_pp(x: np.ndarray, w: np.ndarray, k: int, l1: bool, rng: np.random.Gene
     c = np.empty((k, x.shape[1]), np.float32)
     c[0] = x[first]
     mind = np.full(n, np.inf, np.float64)
-    _update_mind(x, c, 0, l1, mind)
+    px = x.astype(np.float64).sum(axis=1)
+    _update_mind(x, px, c, 0, l1, mind)
     for j in range(1, k):
         score = w * mind  # D(x) for L1 (a metric), D(x)^2 for squared L2
         tot = score.sum()
@@ -194,7 +205,7 @@ def _seed_pp(x: np.ndarray, w: np.ndarray, k: int, l1: bool, rng: np.random.Gene
             c[j] = x[int(rng.choice(n, p=p))]
         else:
             c[j] = x[int(rng.choice(n, p=score / tot))]
-        _update_mind(x, c, j, l1, mind)
+        _update_mind(x, px, c, j, l1, mind)
     return c
 
 

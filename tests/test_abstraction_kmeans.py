@@ -106,3 +106,26 @@ def test_pruned_assignment_equals_trying_every_centre(l1: bool) -> None:
             diff = np.abs(x[:, None, :] - c[None, :, :])
             d = diff.sum(axis=2) if l1 else (diff**2).sum(axis=2)
             assert ((d == d.min(axis=1, keepdims=True)).sum(axis=1) > 1).sum() > 100
+
+
+@pytest.mark.parametrize("l1", [True, False])
+def test_pruned_seeding_draws_what_plain_seeding_draws(l1: bool) -> None:
+    """k-means++ with the pruned distance update picks the same centres as the plain update (numpy, here)."""
+    from abstraction.kmeans import _seed_pp
+
+    rng = np.random.default_rng(3)
+    mean, conc = rng.beta(2, 2, 2000), rng.uniform(2, 40, 2000)
+    runs = rng.beta((mean * conc)[:, None] + 1e-3, ((1 - mean) * conc)[:, None] + 1e-3, (2000, 44))
+    x = emd_embed(np.stack([np.histogram(r, np.linspace(0, 1, 31))[0] for r in runs]))
+    w = rng.integers(1, 5, len(x)).astype(np.float64)
+    got = _seed_pp(x, w, 60, l1, np.random.default_rng(11))
+    draw = np.random.default_rng(11)
+    p = w / w.sum()
+    centres = [x[int(draw.choice(len(x), p=p))]]
+    mind = np.full(len(x), np.inf)
+    for _ in range(59):
+        diff = np.abs(x.astype(np.float64) - centres[-1].astype(np.float64))
+        mind = np.minimum(mind, diff.sum(axis=1) if l1 else (diff**2).sum(axis=1))
+        score = w * mind
+        centres.append(x[int(draw.choice(len(x), p=score / score.sum()))])
+    assert np.array_equal(got, np.array(centres))
