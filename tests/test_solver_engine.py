@@ -23,7 +23,7 @@ def _nlfh_tree():  # type: ignore[no-untyped-def]
 
 def _run(tree, monkeypatch, min_work: int, threads: int, its: int = 4) -> Solver:  # type: ignore[no-untyped-def]
     monkeypatch.setattr(passes, "PARALLEL_MIN_WORK", min_work)
-    tree.__dict__.pop("_pass_plans", None)
+    tree.derived.pop("pass_plans", None)
     numba.set_num_threads(threads)
     try:
         s = Solver(tree, "dcfr", dtype=np.float64)

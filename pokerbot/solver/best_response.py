@@ -61,7 +61,7 @@ def root_ranges(tree: PublicTree, ranges: tuple[np.ndarray, np.ndarray] | None =
 
 def _perspective(tree: PublicTree, trav: int, dtype: type | np.dtype = np.float64) -> tuple:
     """The kernels' hand bundle ``P`` from ``trav``'s side for passes in ``dtype`` (cached on the tree)."""
-    cache = tree.__dict__.setdefault("_perspectives", {})
+    cache = tree.derived.setdefault("perspectives", {})
     key = (int(trav), np.dtype(dtype).char)
     hit = cache.get(key)
     if hit is None:

@@ -189,7 +189,7 @@ def leaf_layout(tree: PublicTree, evaluator: LeafEvaluator | None = None) -> Lea
     Raises :class:`SolverError` if the tree has continuation leaves and no evaluator
     is given, or an evaluator's ``num_choices`` is not at least 1 per player.
     """
-    cache = tree.__dict__.setdefault("_layout_cache", {})
+    cache = tree.derived.setdefault("layout_cache", {})
     key = id(evaluator)
     hit = cache.get(key)
     if hit is not None and hit.evaluator is evaluator:

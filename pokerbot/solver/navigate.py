@@ -32,13 +32,13 @@ __all__ = ["find_node", "node_state", "parents", "path_to", "subtree"]
 
 def parents(tree: PublicTree) -> np.ndarray:
     """``parent[n]`` of every node (-1 at the root); cached on the tree."""
-    cache = tree.__dict__.get("_parents")
+    cache = tree.derived.get("parents")
     if cache is None:
         cache = np.full(tree.num_nodes, -1, dtype=np.int64)
         for n in np.nonzero((tree.kind == DECISION) | (tree.kind == CHANCE))[0]:
             f = int(tree.first_child[n])
             cache[f : f + int(tree.num_children[n])] = n
-        tree.__dict__["_parents"] = cache
+        tree.derived["parents"] = cache
     return cache
 
 

@@ -99,14 +99,14 @@ def pass_plan(tree: PublicTree, root: int, trav: int, workers: int | None = None
     and worker count)."""
     if workers is None:
         workers = numba.get_num_threads()
-    cache = tree.__dict__.setdefault("_pass_plans", {})
+    cache = tree.derived.setdefault("pass_plans", {})
     key = (int(root), int(trav), int(workers))
     hit = cache.get(key)
     if hit is not None:
         return hit
-    sizes = tree.__dict__.get("_subtree_sizes")
+    sizes = tree.derived.get("subtree_sizes")
     if sizes is None:
-        sizes = tree.__dict__["_subtree_sizes"] = subtree_sizes(tree.first_child, tree.num_children)
+        sizes = tree.derived["subtree_sizes"] = subtree_sizes(tree.first_child, tree.num_children)
     work = int(sizes[int(root)]) * max(tree.num_hands)
     tasks, top = _frontier(tree, root, sizes, workers) if work >= PARALLEL_MIN_WORK else ([], 0)
     fidx = np.full(tree.num_nodes, -1, dtype=np.int64)
@@ -129,9 +129,9 @@ def pass_plan(tree: PublicTree, root: int, trav: int, workers: int | None = None
 
 
 def _depth(tree: PublicTree) -> int:
-    d = tree.__dict__.get("_depth")
+    d = tree.derived.get("depth")
     if d is None:
-        d = tree.__dict__["_depth"] = int(K.tree_depth(tree.first_child, tree.num_children))
+        d = tree.derived["depth"] = int(K.tree_depth(tree.first_child, tree.num_children))
     return d
 
 
@@ -144,7 +144,7 @@ def max_actions(tree: PublicTree, max_choices: int = 1, chance: bool = False) ->
 
 def work(tree: PublicTree, trav: int, max_choices: int = 1, dtype: type | np.dtype = np.float64) -> tuple:
     """The work buffers ``W`` of :func:`~pokerbot.solver.kernels.traverse` for ``trav`` (cached on the tree)."""
-    cache = tree.__dict__.setdefault("_work_cache", {})
+    cache = tree.derived.setdefault("work_cache", {})
     key = (trav, max_choices, np.dtype(dtype).char)
     if key not in cache:
         cards = tree.sd_tables[trav][2].shape[1] if len(tree.sd_tables[trav]) else 1
@@ -163,9 +163,9 @@ def _no_fv(dtype: np.dtype) -> np.ndarray:
 
 
 def no_frontier(tree: PublicTree) -> np.ndarray:
-    f = tree.__dict__.get("_no_fidx")
+    f = tree.derived.get("no_fidx")
     if f is None:
-        f = tree.__dict__["_no_fidx"] = np.full(tree.num_nodes, -1, dtype=np.int64)
+        f = tree.derived["no_fidx"] = np.full(tree.num_nodes, -1, dtype=np.int64)
     return f
 
 

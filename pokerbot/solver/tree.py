@@ -44,7 +44,7 @@ import math
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import cast
+from typing import Any, cast
 
 import numpy as np
 
@@ -151,6 +151,9 @@ class PublicTree:
     #: estimate, precomputed tables) or hand the same dictionaries to several trees of one board.
     equity_tables: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
     equity_tables_t: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    #: What the solver derives from the tree once and reuses (pass plans, leaf layouts, parents, best-response
+    #: perspectives, work arrays), by name: one home for those caches, filled by the modules that need them.
+    derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def num_leaves(self) -> int:
