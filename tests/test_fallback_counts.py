@@ -103,7 +103,7 @@ def test_connect_says_how_many_decisions_fell_back(monkeypatch: pytest.MonkeyPat
 
     monkeypatch.setenv("POKERBOT_ALLOW_ANY_AGENT", "1")
     game = load_game("kuhn")
-    dealer = Dealer(DealerConfig("m", game, 30, 3, ["hurried", "call"], quiet=True), out=io.StringIO(),
+    dealer = Dealer(DealerConfig("m", game, 30, 3, ["hurried", "call"], log=False, quiet=True), out=io.StringIO(),
                     err=io.StringIO())
     ports = dealer.listen()
     other = threading.Thread(target=play_acpc, args=(make_agent("call", game, seed=1), game, "127.0.0.1", ports[1]),
