@@ -21,8 +21,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from pokerbot.files import save_figure
-from realtime.efce.battleship import grid_instance, instance
-from realtime.efce.plan import jittered_plan, uniform_plan
+from realtime.efce.battleship import grid_instance, instance, subgame_instance
+from realtime.efce.plan import jittered_plan, jittered_strategy, uniform_plan, uniform_strategy
 from realtime.efce.regret import (
     RegretRefinement,
     RegretState,
@@ -136,7 +136,8 @@ def format_table(rows: Sequence[Row], load: str) -> str:
 
 #: Fig. 2's instances as printed: name -> (W, H, T, m, |Ξ|). Our ``T`` counts firing
 #: timesteps as in Table 1 (whose |Ξ_j| we match); the printed Medium |Ξ| = 3.89M is
-#: ``battleship(3, 2, 3)``'s (3,893,341 pairs), not T = 4's (docs/efce.md).
+#: ``battleship(3, 2, 3)``'s (3,893,341 pairs), not T = 4's; the printed Large 111M is
+#: ``battleship(3, 2, 4, ship=2)``'s (111,187,224 pairs, counted with ``--implicit``) (docs/efce.md).
 FIG2 = {"medium": (3, 2, 4, 1, 3.89e6), "large": (3, 2, 4, 2, 111e6), "huge": (3, 2, 5, 2, 360e6)}
 
 
@@ -164,6 +165,8 @@ class RegretRun:
     lp_seconds: float | None = None
     #: With ``max_welfare_steps``: the binary search (``result`` is its best run).
     search: WelfareSearch | None = None
+    #: True when only ``S0 ∪ S_j`` was stored (``implicit``); ``num_pairs`` is then counted, not stored.
+    implicit: bool = False
 
 
 def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float, *, iterations: int,
@@ -172,7 +175,8 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
                progress: Callable[[int, float], None] | None = None, checkpoint: str | None = None,
                checkpoint_seconds: float = 30.0, check: bool = False, compare_lp: bool = False,
                max_welfare_steps: int = 0, tolerance: float = 1e-5,
-               search_progress: Callable[[int, float, float, bool], None] | None = None) -> RegretRun:
+               search_progress: Callable[[int, float, float, bool], None] | None = None, implicit: bool = False,
+               polish: bool = False) -> RegretRun:
     """Algorithm 2 on the first subgame of a Battleship instance (``T' = 1``).
     ``blueprint``: ``"uniform"`` or ``"jittered"`` (``seed``, ``width_jitter``);
     ``welfare_floor``: also require the blueprint's welfare of the subgame (fully safe).
@@ -180,14 +184,30 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
     most every ``checkpoint_seconds`` and at the end. ``check``: exact safety of the
     average plan; ``compare_lp``: the LP's saddle value (:func:`violation_lp`).
     ``max_welfare_steps > 0``: binary search for the highest welfare floor met within
-    ``tolerance`` (:func:`regret_max_welfare`, ``iterations`` per step; no checkpoint)."""
+    ``tolerance`` (:func:`regret_max_welfare`, ``iterations`` per step; no checkpoint).
+    ``implicit``: store only ``S0 ∪ S_j`` and take the product blueprint's values from
+    passes over the game (:func:`realtime.efce.battleship.subgame_instance`,
+    :meth:`Blueprint.of_product`); ``check`` then does nothing (it reads every pair).
+    ``polish``: make the final plan exactly safe (:func:`realtime.efce.regret.polish_plan`)."""
     import os
     import resource
 
     start = time.perf_counter()
-    dec, j = grid_instance(width, height, timesteps, ship, gamma)
-    plan = uniform_plan(dec.space) if blueprint == "uniform" else jittered_plan(dec.space, width_jitter, seed)
-    bp = Blueprint.of(dec, plan)
+    if implicit:
+        dec, j = subgame_instance(width, height, timesteps, ship, gamma)
+        tps = dec.space.treeplex
+        if blueprint == "uniform":
+            x0, x1 = uniform_strategy(tps[0]), uniform_strategy(tps[1])
+        else:  # the draws of jittered_plan
+            rng = np.random.default_rng(seed)
+            x0 = jittered_strategy(tps[0], width_jitter, rng)
+            x1 = jittered_strategy(tps[1], width_jitter, rng)
+        bp = Blueprint.of_product(dec, x0, x1)
+        check = False
+    else:
+        dec, j = grid_instance(width, height, timesteps, ship, gamma)
+        plan = uniform_plan(dec.space) if blueprint == "uniform" else jittered_plan(dec.space, width_jitter, seed)
+        bp = Blueprint.of(dec, plan)
     built = time.perf_counter() - start
     floor = subgame_welfare(dec, bp.plan, j) if welfare_floor else None
     key = f"{width}x{height}-T{timesteps}-m{ship}-g{gamma:g}-{blueprint}-{seed}-{width_jitter:g}-floor{welfare_floor}"
@@ -207,7 +227,7 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
         floor = search.floor
     else:
         res = regret_refine(dec, bp, j, iterations=iterations, record_every=record_every, epsilon=epsilon,
-                            welfare_floor=floor, progress=progress, state=state, checkpoint=save)
+                            welfare_floor=floor, progress=progress, state=state, checkpoint=save, polish=polish)
     if checkpoint and search is None:
         res.state.save(checkpoint, key)
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
@@ -217,8 +237,8 @@ def regret_run(width: int, height: int, timesteps: int, ship: int, gamma: float,
         t0 = time.perf_counter()
         lp_value = violation_lp(dec, bp, j, welfare_floor=floor)
         lp_seconds = time.perf_counter() - t0
-    return RegretRun(width, height, timesteps, ship, gamma, dec.space.num_pairs, dec.size(j), dec.num_subgames,
-                     res, built, rss, violation, lp_value, lp_seconds, search)
+    return RegretRun(width, height, timesteps, ship, gamma, dec.space.total_pairs(), dec.size(j), dec.num_subgames,
+                     res, built, rss, violation, lp_value, lp_seconds, search, implicit)
 
 
 def plot_curve(run: RegretRun, path: str, load: str) -> None:

@@ -57,6 +57,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     regret.add_argument("--compare-lp", action="store_true",
                         help="also solve the LP for the smallest possible pseudo-exploitability v* (small "
                              "instances; default: off)")
+    regret.add_argument("--implicit", action="store_true",
+                        help="store only the refined subgame's pairs S0 ∪ S_j and compute the blueprint's values "
+                             "by passes over the game, never the whole plan (the paper's Large instance needs it; "
+                             "no exact safety check of the complete plan) (default: the whole plan)")
+    regret.add_argument("--polish", action="store_true",
+                        help="make the final plan exactly safe: unchanged if it meets every constraint, else the "
+                             "L1-nearest safe plan by LP (default: off, the average plan is only ε-safe)")
     regret.add_argument("--checkpoint", metavar="NPZ", default=None,
                         help="save the self-play state here (every 30 s and at the end) and resume from it "
                              "if it exists (default: none)")
@@ -92,7 +99,7 @@ def _grid(spec: str) -> tuple[int, int]:
 #: Options that only one mode reads (given in the other, they are an error, not ignored).
 _LP_ONLY = ("instances", "seeds", "literal", "lp_method")
 _REGRET_ONLY = ("grid", "timesteps", "ship", "blueprint", "seed", "iterations", "record_every", "epsilon",
-                "fully_safe", "max_welfare", "tolerance", "compare_lp", "checkpoint", "plot")
+                "fully_safe", "max_welfare", "tolerance", "compare_lp", "checkpoint", "plot", "implicit", "polish")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -134,8 +141,8 @@ def _run_regret(args: argparse.Namespace) -> int:
         raise PokerbotError("--seed must be in 0 .. 2^32 - 1 and --max-welfare at most 64")
     if args.epsilon < 0 or args.tolerance < 0 or args.max_welfare < 0:
         raise PokerbotError("--epsilon, --tolerance and --max-welfare must be >= 0")
-    if args.max_welfare and (args.checkpoint or args.fully_safe):
-        raise PokerbotError("--max-welfare runs its own floors; it takes no --checkpoint or --fully-safe")
+    if args.max_welfare and (args.checkpoint or args.fully_safe or args.polish):
+        raise PokerbotError("--max-welfare runs its own floors; it takes no --checkpoint, --fully-safe or --polish")
     gammas = [2.0] if args.gammas is None else args.gammas
     if any(g < 0 for g in gammas):
         raise PokerbotError("--gammas must be non-negative")
@@ -169,13 +176,15 @@ def _run_regret(args: argparse.Namespace) -> int:
                            record_every=args.record_every, epsilon=args.epsilon, blueprint=args.blueprint,
                            seed=args.seed, width_jitter=width, welfare_floor=args.fully_safe, progress=progress,
                            checkpoint=ckpt, check=not args.no_check, compare_lp=args.compare_lp,
-                           max_welfare_steps=args.max_welfare, tolerance=args.tolerance, search_progress=step)
+                           max_welfare_steps=args.max_welfare, tolerance=args.tolerance, search_progress=step,
+                           implicit=args.implicit, polish=args.polish)
         load = " ".join(f"{v:.2f}" for v in os.getloadavg())
         res = r.result
+        stored = "stored: S0 ∪ S_j only" if r.implicit else "stored: the whole plan"
         print(f"Battleship {w}x{h}, T={args.timesteps}, m={args.ship}, γ={gamma:g}, {args.blueprint} blueprint: "
               f"|Ξ| = {r.num_pairs:,}, |Ξ_j| = {r.size:,} ({res.num_free:,} refined, {res.num_ops:,} scaled "
               f"extensions), J = {r.subgames}; deviator: {res.deviator_sequences:,} sequences, "
-              f"{res.deviator_terms:,} terms")
+              f"{res.deviator_terms:,} terms; {stored}")
         print(f"build {r.build_seconds:.1f} s, setup {res.setup_seconds:.1f} s, "
               f"{res.seconds_per_iteration * 1e3:.2f} ms per iteration, peak RSS {r.peak_rss_mib:.0f} MiB "
               f"(load average {load})")
@@ -187,8 +196,13 @@ def _run_regret(args: argparse.Namespace) -> int:
             for floor, pseudo, lower, met in r.search.steps:
                 print(f"  {floor:.6g}  {pseudo:.3e}  {lower:.3e}  {'met' if met else 'not met'}")
             print(f"highest floor met: {r.search.floor:.6g}")
+        if res.polish is not None:
+            p = res.polish
+            print(f"polish ({p.method}, {p.seconds:.1f} s): pseudo-exploitability {p.before:.3e} -> {p.after:.3e}, "
+                  f"L1 moved {p.moved:.3e}; subgame welfare of the polished plan {res.refined_welfare:.6g}")
         if r.safety_violation is not None:
-            print(f"exact safety of the average plan: max δ* excess {r.safety_violation:.3e} (≤ 0: safe)")
+            which = "polished" if res.polish is not None else "average"
+            print(f"exact safety of the {which} plan: max δ* excess {r.safety_violation:.3e} (≤ 0: safe)")
         if r.lp_value is not None:
             print(f"LP saddle value v* = {r.lp_value:.3e} ({r.lp_seconds:.1f} s): pseudo-exploitability − v* = "
                   f"{res.pseudo_exploitability[-1] - r.lp_value:.3e}")

@@ -21,6 +21,7 @@ In an LP, ``ν`` becomes a variable with ``ν(I'; t) >= β((I', a); t)`` for eve
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -99,7 +100,7 @@ class TriggerValues:
     mu: np.ndarray
     beta_star: np.ndarray
     delta: np.ndarray
-    beta: dict[int, np.ndarray] = field(default_factory=dict)
+    beta: Mapping[int, np.ndarray] = field(default_factory=dict)
 
 
 def trigger_values(space: CorrelationSpace, player: int, xi: np.ndarray, triggers: np.ndarray | None = None,
@@ -125,6 +126,94 @@ def trigger_values(space: CorrelationSpace, player: int, xi: np.ndarray, trigger
         if t in keep_set:
             kept[t] = q
     return TriggerValues(mu, beta_star, beta_star - mu, kept)
+
+
+def product_trigger_values(space: CorrelationSpace, player: int, x_self: np.ndarray, x_other: np.ndarray,
+                           keep: np.ndarray | None = None) -> TriggerValues:
+    """:func:`trigger_values` of the product plan ``xi[s_i, s_-i] = x_self[s_i] x_other[s_-i]``
+    without the plan: two passes over the game's leaves and ``player``'s treeplex.
+
+    With ``L(s) = Σ_{leaves with own sequence s} u_i · x_other[s_-i]``, the follow value is
+    ``μ(t) = Σ_{s ⪰ t} x_self[s] L(s)``, and since the posterior of a trigger is
+    ``xi[t, s'] = x_self[t] x_other[s']``, its deviation values are
+    ``β(s; t) = x_self[t] B(s)`` with ``B`` one best-response pass
+    (``B(s) = L(s) + Σ_{I' below s} max_a B((I', a))``), the same for every trigger.
+    ``beta`` is built per kept trigger on demand. Reads only ``space.game`` and the
+    treeplexes, so ``space`` may be restricted to one subgame."""
+    tp = space.treeplex[player]
+    game = space.game
+    z = game.terminals
+    own = game.seq[player, z]
+    leaf = np.bincount(own, weights=game.payoff[z, player] * x_other[game.seq[1 - player, z]], minlength=tp.num_seqs)
+    mu = np.zeros(tp.num_seqs)
+    _sequence_sums(tp.parent_seq, tp.first_seq, tp.num_actions, x_self * leaf, mu)
+    best = np.zeros(tp.num_seqs)
+    _subtree_best_response(tp.parent_seq, tp.first_seq, tp.num_actions, np.arange(tp.num_seqs), leaf,
+                           np.arange(tp.num_infosets), best)
+    beta_star = np.full(tp.num_seqs, -np.inf)
+    _others_best(tp.first_seq, tp.num_actions, best, x_self, beta_star)
+    kept = _ProductBeta(space, player, x_self, best, [] if keep is None else [int(t) for t in keep])
+    return TriggerValues(mu, beta_star, beta_star - mu, kept)
+
+
+@njit(cache=True)
+def _sequence_sums(parent_seq: np.ndarray, first_seq: np.ndarray, num_actions: np.ndarray, terms: np.ndarray,
+                   out: np.ndarray) -> None:
+    """``out[s] = terms[s] + Σ`` over the sequences below ``s`` (bottom-up)."""
+    out[:] = terms
+    for d in range(parent_seq.shape[0] - 1, -1, -1):
+        f = first_seq[d]
+        v = 0.0
+        for s in range(f, f + num_actions[d]):
+            v += out[s]
+        out[parent_seq[d]] += v
+
+
+@njit(cache=True)
+def _others_best(first_seq: np.ndarray, num_actions: np.ndarray, best: np.ndarray, scale: np.ndarray,
+                 out: np.ndarray) -> None:
+    """``out[t] = max_{s ≠ t at t's infoset} scale[t] * best[s]`` where the infoset has ≥ 2 actions."""
+    for d in range(first_seq.shape[0]):
+        f, n = first_seq[d], num_actions[d]
+        if n < 2:
+            continue
+        for t in range(f, f + n):
+            m = -np.inf
+            for s in range(f, f + n):
+                if s != t:
+                    v = scale[t] * best[s]
+                    if v > m:
+                        m = v
+            out[t] = m
+
+
+class _ProductBeta(Mapping[int, np.ndarray]):
+    """``t -> β(·; t) = x_self[t] B`` on the subtree of ``t``'s infoset (0 elsewhere), for the kept triggers."""
+
+    def __init__(self, space: CorrelationSpace, player: int, x_self: np.ndarray, best: np.ndarray,
+                 keep: list[int]) -> None:
+        self._space, self._player, self._x, self._best = space, player, x_self, best
+        tp = space.treeplex[player]
+        self._keep = [t for t in keep if int(tp.num_actions[tp.seq_infoset[t]]) >= 2]
+        self._set = set(self._keep)
+
+    def __getitem__(self, t: int) -> np.ndarray:
+        if t not in self._set:
+            raise KeyError(t)
+        tp = self._space.treeplex[self._player]
+        d = int(tp.seq_infoset[t])
+        first = int(tp.first_seq[d])
+        seqs = np.concatenate([np.arange(first, first + int(tp.num_actions[d])),
+                               self._space.seqs_of(self._player, _below_infoset(self._space, self._player, d))])
+        out = np.zeros(tp.num_seqs)
+        out[seqs] = self._x[t] * self._best[seqs]
+        return out
+
+    def __iter__(self) -> Iterator[int]:
+        return iter(self._keep)
+
+    def __len__(self) -> int:
+        return len(self._keep)
 
 
 def max_exploitability(space: CorrelationSpace, xi: np.ndarray) -> float:

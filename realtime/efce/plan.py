@@ -50,41 +50,45 @@ class CorrelationSpace:
     payoff: np.ndarray
     connected: np.ndarray
 
+    #: False for a space restricted to some infoset classes (:meth:`of` with ``keep``):
+    #: it holds only the pairs of those classes, and :meth:`polytope` only the rows that
+    #: lie wholly inside them.
+    complete: bool = True
+
     @staticmethod
-    def of(game: Game) -> CorrelationSpace:
-        """Build the space of ``game``; :class:`EfgError` if it has chance nodes."""
+    def of(game: Game, keep: tuple[np.ndarray, np.ndarray] | None = None) -> CorrelationSpace:
+        """Build the space of ``game``; :class:`EfgError` if it has chance nodes.
+        ``keep``: per player a boolean per sequence; only pairs whose two sequences are
+        both kept are stored (for one subgame ``j``: the sequences pre-subgame or in
+        ``j``, i.e. ``S0 ∪ S_j`` without the other subgames' pairs). ``connected`` always
+        lists every connected infoset pair."""
         if (game.player == CHANCE).any():
             raise EfgError(f"{game.name}: correlation plans here need a game without chance nodes")
         tps = (game.treeplex(0), game.treeplex(1))
-        pairs: set[tuple[int, int]] = set()
-        for i in (0, 1):
-            nodes = np.flatnonzero(game.player == i)
-            dec = game.info[i].obs_decision[game.obs[i, nodes]]
-            opp = game.seq[1 - i, nodes]
-            other = tps[1 - i]
-            for d, s in set(zip(dec.tolist(), opp.tolist(), strict=True)):
-                while s > 0:  # every opponent infoset on the path to this node
-                    e = int(other.seq_infoset[s])
-                    pairs.add((d, e) if i == 0 else (e, d))
-                    s = int(other.seq_parent[s])
-        connected = np.asarray(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+        connected = connected_infosets(game)
         n1 = tps[1].num_seqs
-        keys = [np.arange(n1, dtype=np.int64), np.arange(tps[0].num_seqs, dtype=np.int64) * n1]
-        for d0, d1 in connected:
-            a = tps[0].first_seq[d0] + np.arange(tps[0].num_actions[d0])
-            b = tps[1].first_seq[d1] + np.arange(tps[1].num_actions[d1])
-            keys.append((a[:, None] * n1 + b[None, :]).ravel())
-        key = np.unique(np.concatenate(keys))
+        if keep is None:
+            key = _pair_keys(tps, connected, np.ones(tps[0].num_seqs, bool), np.ones(n1, bool))
+        else:
+            key = _pair_keys(tps, connected, np.asarray(keep[0], bool), np.asarray(keep[1], bool))
         pair_seq = np.stack([key // n1, key % n1])
         z = game.terminals
         zkey = game.seq[0, z] * n1 + game.seq[1, z]
+        if keep is not None:
+            inside = np.asarray(keep[0], bool)[game.seq[0, z]] & np.asarray(keep[1], bool)[game.seq[1, z]]
+            z, zkey = z[inside], zkey[inside]
         pos = np.searchsorted(key, zkey)
         if (pos >= len(key)).any() or (key[np.minimum(pos, len(key) - 1)] != zkey).any():
             raise EfgError(f"{game.name}: a leaf's sequence pair is not relevant (imperfect recall?)")
         payoff = np.zeros((2, len(key)))
         for i in (0, 1):
             np.add.at(payoff[i], pos, game.payoff[z, i])
-        return CorrelationSpace(game, tps, pair_seq, payoff, connected)
+        return CorrelationSpace(game, tps, pair_seq, payoff, connected, keep is None)
+
+    def total_pairs(self) -> int:
+        """``|Ξ|`` of the whole game (counted from ``connected``; equals :attr:`num_pairs`
+        for a complete space)."""
+        return num_relevant_pairs(self.treeplex, self.connected)
 
     @property
     def num_pairs(self) -> int:
@@ -133,6 +137,10 @@ class CorrelationSpace:
                 ss.append(other.first_seq[d_op] + np.arange(n))
             d = np.concatenate(ds)
             s = np.concatenate(ss)
+            if not self.complete:  # rows wholly inside the kept pairs
+                mine = tp.first_seq[d]
+                inside = (self.index(mine, s, strict=False) if i == 0 else self.index(s, mine, strict=False)) >= 0
+                d, s = d[inside], s[inside]
             row = r + np.arange(len(d))
             r += len(d)
             rows.append(row)
@@ -209,6 +217,54 @@ class CorrelationSpace:
         tp = self.treeplex[player]
         n = tp.num_actions[infosets]
         return np.repeat(tp.first_seq[infosets], n) + np.arange(n.sum()) - np.repeat(np.cumsum(n) - n, n)
+
+
+def connected_infosets(game: Game) -> np.ndarray:
+    """Connected decision-infoset pairs ``(I0, I1)`` (some root path passes through
+    both), sorted; passes over the nodes, one level of the opponent's sequences at a time."""
+    tps = (game.treeplex(0), game.treeplex(1))
+    n1 = tps[1].num_infosets
+    found = [np.zeros(0, np.int64)]
+    for i in (0, 1):
+        other = tps[1 - i]
+        nodes = np.flatnonzero(game.player == i)
+        dec = game.info[i].obs_decision[game.obs[i, nodes]].astype(np.int64)
+        opp = game.seq[1 - i, nodes].astype(np.int64)
+        key = np.unique(dec * other.num_seqs + opp)
+        d, s = key // other.num_seqs, key % other.num_seqs
+        while len(s):
+            live = s > 0
+            d, s = d[live], s[live]
+            e = other.seq_infoset[s]
+            found.append(d * n1 + e if i == 0 else e * n1 + d)
+            key = np.unique(d * other.num_seqs + other.seq_parent[s])
+            d, s = key // other.num_seqs, key % other.num_seqs
+    key = np.unique(np.concatenate(found))
+    return np.stack([key // n1, key % n1], axis=1).astype(np.int64).reshape(-1, 2)
+
+
+def num_relevant_pairs(tps: tuple[Treeplex, Treeplex], connected: np.ndarray) -> int:
+    """``|Ξ|``: pairs with an empty sequence plus the action pairs of the connected infosets."""
+    return int(tps[0].num_seqs + tps[1].num_seqs - 1
+               + (tps[0].num_actions[connected[:, 0]] * tps[1].num_actions[connected[:, 1]]).sum())
+
+
+def _pair_keys(tps: tuple[Treeplex, Treeplex], connected: np.ndarray, keep0: np.ndarray, keep1: np.ndarray
+               ) -> np.ndarray:
+    """Sorted keys ``s0 * |Σ_1| + s1`` of the relevant pairs whose sequences are both kept."""
+    n1 = tps[1].num_seqs
+    s1 = np.flatnonzero(keep1)
+    s0 = np.flatnonzero(keep0)
+    parts = [s1[s1 > 0].astype(np.int64), s0.astype(np.int64) * n1]
+    d0, d1 = connected[:, 0], connected[:, 1]
+    f0, f1 = tps[0].first_seq[d0], tps[1].first_seq[d1]
+    ok = keep0[f0] & keep1[f1]  # an infoset's sequences are kept together
+    f0, f1, a0, a1 = f0[ok], f1[ok], tps[0].num_actions[d0[ok]], tps[1].num_actions[d1[ok]]
+    width = a0 * a1
+    rep = np.repeat(np.arange(len(width)), width)
+    off = np.arange(int(width.sum())) - np.repeat(np.cumsum(width) - width, width)
+    parts.append((f0[rep] + off // a1[rep]) * n1 + f1[rep] + off % a1[rep])
+    return np.unique(np.concatenate(parts))
 
 
 def product_plan(space: CorrelationSpace, x0: np.ndarray, x1: np.ndarray) -> np.ndarray:

@@ -436,6 +436,9 @@ class RegretRefinement:
     deviator_sequences: int
     deviator_terms: int
     state: RegretState
+    #: With ``polish``: how the average plan was made exactly safe (``plan`` is the
+    #: polished plan; the recordings are of the average plan before it).
+    polish: Polish | None = None
 
 
 @dataclass
@@ -502,13 +505,14 @@ CHECKPOINT_KIND = "efce regret checkpoint"
 def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int = 1000, epsilon: float = 0.0,
                   record_every: int = 1, welfare_floor: float | None = None, cross_terms: bool = True,
                   progress: Callable[[int, float], None] | None = None, state: RegretState | None = None,
-                  checkpoint: Callable[[RegretState], None] | None = None) -> RegretRefinement:
+                  checkpoint: Callable[[RegretState], None] | None = None, polish: bool = False) -> RegretRefinement:
     """Algorithm 2 on subgame ``j``: self-play of the mediator (scaled extensions) and the
     deviator (CFR+), alternating, up to iteration ``iterations`` or until the saddle-point
     gap of the averages is below ``epsilon`` (checked at recordings). ``welfare_floor``:
     also require ``SW_j(xi) >= welfare_floor`` (a row like (B); the blueprint's SW_j makes
     the target fully safe). ``progress(t, pseudo)`` and ``checkpoint(state)`` are called
-    at every recording; ``state`` resumes from a checkpoint of the same run."""
+    at every recording; ``state`` resumes from a checkpoint of the same run. ``polish``:
+    make the average plan exactly safe at the end (:func:`polish_plan`)."""
     if iterations < 1 or record_every < 1:
         raise EfgError(f"iterations and record_every must be >= 1, got {iterations}, {record_every}")
     start = time.perf_counter()
@@ -560,11 +564,103 @@ def regret_refine(dec: Decomposition, bp: Blueprint, j: int, *, iterations: int 
                 checkpoint(st)
     if st.weight == 0:
         raise EfgError("no iteration was run")
-    plan = ext.plan(st.plan_sum / st.weight, bp.plan)
+    local = st.plan_sum / st.weight
+    pol = _polish(dec, bp, j, rp, ext, dev, local) if polish else None
+    plan = ext.plan(local if pol is None else pol.plan[ext.pairs], bp.plan)
     return RegretRefinement(plan, j, st.iteration, np.asarray(st.recorded), np.asarray(st.pseudo), np.asarray(st.gap),
                             subgame_welfare(dec, bp.plan, j), subgame_welfare(dec, plan, j),
                             st.busy_seconds / st.iteration, setup, len(ext.pairs), int(ext.free.sum()), ext.num_ops,
-                            tp.num_seqs, m.nnz, st)
+                            tp.num_seqs, m.nnz, st, pol)
+
+
+# --- exact safety at the end --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Polish:
+    """An exactly safe plan near a regret-minimisation plan. ``method``: ``"none"`` (it
+    already met every constraint) or ``"lp"`` (the L1-nearest plan of ``Ξ_j`` that meets
+    (A)-(C), by LP: dual simplex with feasibility tolerance 1e-10). Mixing with the
+    blueprint would not do: the blueprint meets some rows with equality (``v0 = 0``
+    where a trigger has ``δ* >= 0``), so convexity guarantees nothing short of the blueprint itself.
+    ``before``/``after``: pseudo-exploitability; ``moved``: L1 distance of the refined entries."""
+
+    plan: np.ndarray
+    method: str
+    before: float
+    after: float
+    moved: float
+    seconds: float
+
+
+#: HiGHS tolerances of the polishing LP (its violations are of this order).
+POLISH_TOLERANCE = 1e-10
+
+
+def polish_plan(dec: Decomposition, bp: Blueprint, j: int, plan: np.ndarray, *, welfare_floor: float | None = None,
+                cross_terms: bool = True) -> Polish:
+    """Make a refinement of subgame ``j`` (complete plan over ``dec``'s pairs) exactly
+    safe: unchanged if its pseudo-exploitability is ≤ 0, else projected by LP (see :class:`Polish`)."""
+    rp = refinement_program(dec, bp, j, cross_terms=cross_terms)
+    if welfare_floor is not None:
+        rp = _with_welfare_row(rp, dec, j, welfare_floor)
+    ext = scaled_extensions(dec, j)
+    dev = deviator_space(rp, ext, bp.plan)
+    return _polish(dec, bp, j, rp, ext, dev, plan[ext.pairs])
+
+
+def _polish(dec: Decomposition, bp: Blueprint, j: int, rp: RefinementProgram, ext: ScaledExtensions,
+            dev: DeviatorSpace, local: np.ndarray) -> Polish:
+    start = time.perf_counter()
+    before = dev.violation(local)
+    if before <= 0:
+        return Polish(ext.plan(local, bp.plan), "none", before, before, 0.0, time.perf_counter() - start)
+    out = _project_lp(dec, rp, ext, bp.plan, local)
+    return Polish(ext.plan(out, bp.plan), "lp", before, dev.violation(out), float(abs(out - local).sum()),
+                  time.perf_counter() - start)
+
+
+def _project_lp(dec: Decomposition, rp: RefinementProgram, ext: ScaledExtensions, blueprint: np.ndarray,
+                local: np.ndarray) -> np.ndarray:
+    """``argmin ||xi − local||_1`` over the refined entries, subject to the polytope rows
+    touching them and the program's rows (free ``ν``); variables ``[xi_free, ν, d]``."""
+    from scipy.optimize import linprog
+
+    space = dec.space
+    free, fixed = rp.free, rp.fixed
+    fcols, xcols = np.flatnonzero(free), np.flatnonzero(fixed)
+    n_f, n_aux = len(fcols), rp.num_aux
+    a = rp.a_ub.tocsc()
+    b_ub = rp.b_ub - a[:, xcols] @ blueprint[xcols]
+    poly, rhs = space.polytope()
+    poly = poly.tocsc()
+    rows = np.flatnonzero(abs(poly[:, fcols]).sum(axis=1).A1 > 0)
+    poly = poly[rows]
+    b_eq = rhs[rows] - poly[:, xcols] @ blueprint[xcols]
+    target = np.zeros(space.num_pairs)
+    target[ext.pairs] = local
+    eye = sp.identity(n_f, format="csr")
+    zero_aux = sp.csr_matrix((n_f, n_aux))
+    a_ub = sp.vstack([
+        sp.hstack([a[:, fcols], a[:, rp.num_pairs:], sp.csr_matrix((a.shape[0], n_f))]),
+        sp.hstack([eye, zero_aux, -eye]),
+        sp.hstack([-eye, zero_aux, -eye]),
+    ]).tocsr()
+    b_all = np.concatenate([b_ub, target[fcols], -target[fcols]])
+    a_eq = sp.hstack([poly[:, fcols], sp.csr_matrix((len(rows), n_aux + n_f))]).tocsr()
+    c = np.concatenate([np.zeros(n_f + n_aux), np.ones(n_f)])
+    bounds = np.column_stack([np.concatenate([np.zeros(n_f), np.full(n_aux, -np.inf), np.zeros(n_f)]),
+                              np.full(2 * n_f + n_aux, np.inf)])
+    res = linprog(c, A_ub=a_ub, b_ub=b_all, A_eq=a_eq, b_eq=b_eq, bounds=bounds, method="highs-ds",
+                  options={"primal_feasibility_tolerance": POLISH_TOLERANCE,
+                           "dual_feasibility_tolerance": POLISH_TOLERANCE})
+    if res.status != 0 or res.x is None:
+        raise EfgError(f"polishing LP of subgame: HiGHS found no optimum ({res.message})")
+    out = local.copy()
+    local_of = np.full(space.num_pairs, -1, np.int64)
+    local_of[ext.pairs] = np.arange(len(ext.pairs))
+    out[local_of[fcols]] = np.maximum(res.x[:n_f], 0.0)
+    return out
 
 
 def _mediator_value(ext: ScaledExtensions, m: sp.csr_matrix, z: np.ndarray, c: np.ndarray, xi: np.ndarray) -> float:

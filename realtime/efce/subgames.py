@@ -34,13 +34,14 @@ from functools import cached_property
 import numpy as np
 import scipy.sparse as sp
 
-from pokerbot.efg.game import EfgError
+from pokerbot.efg.game import EfgError, Game
 from pokerbot.efg.lp import linear_program
 from realtime.efce.incentives import (
     Program,
     TriggerValues,
     add_deviation_rows,
     add_trigger_rows,
+    product_trigger_values,
     trigger_values,
     welfare,
 )
@@ -60,32 +61,16 @@ class Decomposition:
     @staticmethod
     def of(space: CorrelationSpace, node_sub: np.ndarray) -> Decomposition:
         """From a subgame id (or -1) per node; :class:`EfgError` if a subgame is not
-        closed under descendants, splits an infoset, or a pair spans two subgames."""
-        game = space.game
-        node_sub = np.asarray(node_sub, dtype=np.int64)
-        par = game.parent[1:]
-        bad = (node_sub[par] >= 0) & (node_sub[1:] != node_sub[par])
-        if bad.any():
-            raise EfgError(f"subgame of node {int(np.flatnonzero(bad)[0]) + 1} differs from its parent's")
-        inf_sub, seq_sub = [], []
-        for i in (0, 1):
-            tp = space.treeplex[i]
-            nodes = np.flatnonzero(game.player == i)
-            dec = game.info[i].obs_decision[game.obs[i, nodes]]
-            lo = np.full(tp.num_infosets, np.iinfo(np.int64).max)
-            hi = np.full(tp.num_infosets, np.iinfo(np.int64).min)
-            np.minimum.at(lo, dec, node_sub[nodes])
-            np.maximum.at(hi, dec, node_sub[nodes])
-            if (lo != hi).any():
-                raise EfgError(f"player {i}'s infoset {int(np.flatnonzero(lo != hi)[0])} is split by the decomposition")
-            inf_sub.append(lo)
-            seq_sub.append(np.concatenate(([-1], np.repeat(lo, tp.num_actions))))
+        closed under descendants, splits an infoset, or a pair spans two subgames.
+        ``space`` may be restricted to one subgame (:func:`subgame_space`)."""
+        inf_sub, seq_sub = infoset_subgames(space.game, node_sub)
         a, b = seq_sub[0][space.pair_seq[0]], seq_sub[1][space.pair_seq[1]]
-        if ((a >= 0) & (b >= 0) & (a != b)).any():
+        c0, c1 = inf_sub[0][space.connected[:, 0]], inf_sub[1][space.connected[:, 1]]
+        if ((a >= 0) & (b >= 0) & (a != b)).any() or ((c0 >= 0) & (c1 >= 0) & (c0 != c1)).any():
             raise EfgError("a relevant pair spans two subgames (Theorem 1 violated)")
+        node_sub = np.asarray(node_sub, dtype=np.int64)
         num = int(node_sub.max()) + 1 if len(node_sub) else 0
-        return Decomposition(space, max(num, 0), (inf_sub[0], inf_sub[1]), (seq_sub[0], seq_sub[1]),
-                             np.maximum(a, b))
+        return Decomposition(space, max(num, 0), inf_sub, seq_sub, np.maximum(a, b))
 
     def pairs(self, j: int) -> np.ndarray:
         """``S_j`` (``j = -1``: ``S0``)."""
@@ -117,29 +102,73 @@ class Decomposition:
     @cached_property
     def touching(self) -> tuple[dict[int, list[int]], dict[int, list[int]]]:
         """Per player: pre-subgame sequence -> the subgames it has items in (head
-        infosets below it, or leaf pairs with a sequence of the subgame)."""
+        infosets below it, or leaf pairs with a sequence of the subgame). Read from the
+        game's leaves, so a space restricted to one subgame gives the same answer."""
         out = []
-        sp_ = self.space
+        game = self.space.game
+        z = game.terminals
         for i in (0, 1):
-            tp = sp_.treeplex[i]
+            tp = self.space.treeplex[i]
             res: dict[int, set[int]] = {}
             for j_sub, d in zip(self.infoset_sub[i].tolist(), range(tp.num_infosets), strict=True):
                 s = int(tp.parent_seq[d])
                 if j_sub >= 0 and self.seq_sub[i][s] == -1:
                     res.setdefault(s, set()).add(j_sub)
-            mine, other = sp_.pair_seq[i], sp_.pair_seq[1 - i]
-            cross = (self.seq_sub[i][mine] == -1) & (self.seq_sub[1 - i][other] >= 0) & (sp_.payoff[i] != 0)
+            n_o = self.space.treeplex[1 - i].num_seqs
+            zkey = game.seq[i, z].astype(np.int64) * n_o + game.seq[1 - i, z]
+            key, pos = np.unique(zkey, return_inverse=True)
+            pay = np.zeros(len(key))
+            np.add.at(pay, pos, game.payoff[z, i])  # u_i per pair, summed in leaf order as in the space
+            mine, other = key // n_o, key % n_o
+            cross = (self.seq_sub[i][mine] == -1) & (self.seq_sub[1 - i][other] >= 0) & (pay != 0)
             for s, k in set(zip(mine[cross].tolist(), self.seq_sub[1 - i][other[cross]].tolist(), strict=True)):
                 res.setdefault(s, set()).add(k)
             out.append({s: sorted(v) for s, v in res.items()})
         return (out[0], out[1])
 
 
-def node_subgames(space: CorrelationSpace, key: Callable[[int], object]) -> tuple[np.ndarray, list[object]]:
+def infoset_subgames(game: Game, node_sub: np.ndarray) -> tuple[tuple[np.ndarray, np.ndarray],
+                                                                 tuple[np.ndarray, np.ndarray]]:
+    """Per player the subgame (or -1) of every decision infoset and every sequence, from a
+    subgame id per node; :class:`EfgError` if a subgame is not closed under descendants
+    or splits an infoset."""
+    node_sub = np.asarray(node_sub, dtype=np.int64)
+    par = game.parent[1:]
+    bad = (node_sub[par] >= 0) & (node_sub[1:] != node_sub[par])
+    if bad.any():
+        raise EfgError(f"subgame of node {int(np.flatnonzero(bad)[0]) + 1} differs from its parent's")
+    inf_sub, seq_sub = [], []
+    for i in (0, 1):
+        tp = game.treeplex(i)
+        nodes = np.flatnonzero(game.player == i)
+        dec = game.info[i].obs_decision[game.obs[i, nodes]]
+        lo = np.full(tp.num_infosets, np.iinfo(np.int64).max)
+        hi = np.full(tp.num_infosets, np.iinfo(np.int64).min)
+        np.minimum.at(lo, dec, node_sub[nodes])
+        np.maximum.at(hi, dec, node_sub[nodes])
+        if (lo != hi).any():
+            raise EfgError(f"player {i}'s infoset {int(np.flatnonzero(lo != hi)[0])} is split by the decomposition")
+        inf_sub.append(lo)
+        seq_sub.append(np.concatenate(([-1], np.repeat(lo, tp.num_actions))))
+    return (inf_sub[0], inf_sub[1]), (seq_sub[0], seq_sub[1])
+
+
+def subgame_space(game: Game, node_sub: np.ndarray, j: int) -> CorrelationSpace:
+    """The correlation space restricted to ``S0 ∪ S_j`` (``|Ξ_j|`` pairs): everything a
+    refinement of subgame ``j`` reads, without the other subgames' pairs. With
+    :meth:`Blueprint.of_product` for the blueprint's values, refining ``j`` never stores
+    the whole plan."""
+    _, seq_sub = infoset_subgames(game, node_sub)
+    keep = (seq_sub[0] == -1) | (seq_sub[0] == j), (seq_sub[1] == -1) | (seq_sub[1] == j)
+    return CorrelationSpace.of(game, keep=keep)
+
+
+def node_subgames(space: CorrelationSpace | Game, key: Callable[[int], object]) -> tuple[np.ndarray, list[object]]:
     """Number the distinct non-``None`` values of ``key(h)`` over the nodes (in node order)."""
     ids: dict[object, int] = {}
-    out = np.full(space.game.num_nodes, -1, dtype=np.int64)
-    for h in range(space.game.num_nodes):
+    game = space.game if isinstance(space, CorrelationSpace) else space
+    out = np.full(game.num_nodes, -1, dtype=np.int64)
+    for h in range(game.num_nodes):
         k = key(h)
         if k is not None:
             out[h] = ids.setdefault(k, len(ids))
@@ -158,10 +187,28 @@ class Blueprint:
 
     @staticmethod
     def of(dec: Decomposition, plan: np.ndarray) -> Blueprint:
+        """From a plan over the (complete) space: values by passes over the plan."""
+        if not dec.space.complete:
+            raise EfgError("Blueprint.of needs the complete space; use Blueprint.of_product on a restricted one")
         vals = []
         for i in (0, 1):
             pre = np.flatnonzero(dec.seq_sub[i] == -1)[1:]
             vals.append(trigger_values(dec.space, i, plan, keep=pre))
+        return Blueprint(plan, (vals[0], vals[1]))
+
+    @staticmethod
+    def of_product(dec: Decomposition, x0: np.ndarray, x1: np.ndarray) -> Blueprint:
+        """The product blueprint ``xi[s0, s1] = x0[s0] x1[s1]`` on ``dec``'s pairs, its
+        values by passes over the game's leaves and treeplexes
+        (:func:`realtime.efce.incentives.product_trigger_values`): the whole plan is
+        never formed, so ``dec`` may be restricted to one subgame. Equals
+        :meth:`of` on ``product_plan(space, x0, x1)`` up to rounding."""
+        space = dec.space
+        plan = x0[space.pair_seq[0]] * x1[space.pair_seq[1]]
+        vals = []
+        for i, (mine, other) in enumerate(((x0, x1), (x1, x0))):
+            pre = np.flatnonzero(dec.seq_sub[i] == -1)[1:]
+            vals.append(product_trigger_values(space, i, mine, other, keep=pre))
         return Blueprint(plan, (vals[0], vals[1]))
 
 
@@ -425,7 +472,9 @@ class Safety:
 
 
 def safety(space: CorrelationSpace, bp: Blueprint, plan: np.ndarray) -> Safety:
-    """Exact check of Definition 9 on a complete refinement."""
+    """Exact check of Definition 9 on a complete refinement (needs the complete space)."""
+    if not space.complete:
+        raise EfgError("the exact safety check reads every pair: it needs the complete correlation space")
     worst, where = -np.inf, (-1, -1)
     for i in (0, 1):
         d0 = bp.values[i].delta
