@@ -77,6 +77,8 @@ def test_snapshots_without_evaluations(tmp_path: Path) -> None:
 def test_configs_are_validated(tmp_path: Path) -> None:
     assert load_config("sog-leduc").game == "leduc"
     assert load_config("sog-leduc-nl").game == "leduc-nl"
+    quick = load_config("sog-leduc-quick")  # the recipe docs/sog.md times: one core, no protocol while training
+    assert (quick.game, quick.steps, quick.simulations, quick.workers, quick.eval_every) == ("leduc", 1500, 50, 0, 0)
     bad = tmp_path / "bad.toml"
     bad.write_text('[sog]\ngame = "leduc"\nbatchsize = 3\n')
     with pytest.raises(SoGError, match="unknown key.*'batchsize'"):
