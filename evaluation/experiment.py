@@ -125,7 +125,7 @@ class Experiment:
 
 _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",
         "round_robin", "matchups", "lbr", "training", "out"}
-_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk", "expected_from"}
+_LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk", "expected_from", "call_range"}
 _TRAINING = {"config", "iterations", "eval_every"}
 
 #: What each key means, by table ("" = the top level), for the configuration reference (docs/config-reference.md,
@@ -166,6 +166,8 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "chunk": ("hands per resumable piece", ">= 1, even", "", "the experiment's chunk"),
         "expected_from": ("score each hand by LBR's expectation over the agent's actions from this round on "
                           "(0: preflop); unset: the chips won", "rounds of the game"),
+        "call_range": ("value LBR's raises with its equity against the hands that call them, not the whole range "
+                       "(label -CR)", "", "", "`false`"),
     },
     "training": {
         "config": "a blueprint config (a path or a name in configs/) of a small game with a lossless abstraction",
@@ -247,7 +249,8 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
                                    tuple(take(run, "call_rounds", list[int], [], where, ExperimentError)),
                                    samples=take(run, "samples", int, 1000, where, ExperimentError, low=1),
                                    expected_from=take(run, "expected_from", int | None, None, where, ExperimentError,
-                                                      low=0, high=rounds - 1))
+                                                      low=0, high=rounds - 1),
+                                   call_range=take(run, "call_range", bool, False, where, ExperimentError))
             for r in settings.call_rounds:
                 check_value(r, int, "call_rounds", where, ExperimentError, low=0, high=rounds - 1)
         except (TypeError, ValueError) as exc:

@@ -78,6 +78,9 @@ class LbrSettings:
     samples: int = 1_000
     #: Score each hand by its expectation over the agent's actions from this round on (None: the chips won).
     expected_from: int | None = None
+    #: Value a raise with the equity against the hands that call it (the range weighted by each hand's
+    #: probability of not folding) instead of the whole range, as the paper does. Still a lower bound.
+    call_range: bool = False
 
     def __post_init__(self) -> None:
         if any(not f > 0 for f in self.fractions) or self.samples < 1 or self.max_exact < 1:
@@ -86,14 +89,18 @@ class LbrSettings:
             raise LbrError(f"expected_from must be a round (0: preflop), got {self.expected_from}")
 
     def label(self) -> str:
-        """A short name: ``FCPA`` (fold, call, pot, all-in), ``FC12-FCPA34`` style for call rounds, ``-E4`` for
-        hands scored by their expectation over the agent's actions from round 4 on.
+        """A short name: ``FCPA`` (fold, call, pot, all-in), ``FC12-FCPA34`` style for call rounds, ``-CR`` for
+        raises valued against the calling range, ``-E4`` for hands scored by their expectation over the agent's
+        actions from round 4 on.
 
         >>> LbrSettings(call_rounds=(0, 1), expected_from=3).label()
         'FC12-FCPA-E4'
+        >>> LbrSettings(call_range=True).label()
+        'FCPA-CR'
         """
         sizes = "".join("P" if f == 1.0 else f"{f:g}P" for f in self.fractions) + ("A" if self.all_in else "")
         name = f"FC{sizes}" if not self.call_rounds else f"FC{''.join(str(r + 1) for r in self.call_rounds)}-FC{sizes}"
+        name += "-CR" if self.call_range else ""
         return name if self.expected_from is None else f"{name}-E{self.expected_from + 1}"
 
     @property
@@ -237,7 +244,12 @@ class LocalBestResponse(Agent):
                 fold = self._probabilities(after, opp, FOLD, weights)
                 fp = float(np.dot(weights[ok], fold[ok]) / weights[ok].sum())
                 total = after.max_spent
-                values[action] = fp * state.spent[opp] + (1.0 - fp) * k * total
+                k_call = k
+                if self.settings.call_range:
+                    calling = weights[ok] * (1.0 - fold[ok])
+                    if calling.sum() > 0:
+                        k_call = 2.0 * float(np.dot(calling, eq[ok]) / calling.sum()) - 1.0
+                values[action] = fp * state.spent[opp] + (1.0 - fp) * k_call * total
         return values
 
     def act(self, view: MatchState) -> Action:

@@ -353,3 +353,16 @@ def test_sampled_lbr_runs_estimate_the_exact_value(leduc_nl_solution):
     exact_mbb = 1000.0 * exact / game.big_blind
     assert rate.ci95 > 50.0  # the agent mixes: single hands vary
     assert abs(rate.mbb - exact_mbb) <= rate.ci95 * 2.576 / 1.96, (rate, exact_mbb)
+
+
+def test_calling_range_lbr_is_still_a_lower_bound_and_plays_differently(leduc_nl_solution):
+    """Raises valued against the calling range (``call_range``): LBR's exact value stays at most the exact best
+    response's against every agent, and against the mixed CFR+ policy it is another strategy (another value)."""
+    game = load_game("leduc-nl")
+    cr = LbrSettings(call_range=True)
+    assert cr.label() == "FCPA-CR"
+    for agent in (PolicyAgent(game, leduc_nl_solution), make_agent("call", game), make_agent("raise", game)):
+        br0, br1 = policy_best_responses(game, _agent_policy(game, agent), PCA)
+        assert exact_lbr_value(game, agent, cr) <= (br0 + br1) / 2 + 1e-9
+    solved = PolicyAgent(game, leduc_nl_solution)
+    assert abs(exact_lbr_value(game, solved, cr) - exact_lbr_value(game, solved, LbrSettings())) > 1e-3
