@@ -36,7 +36,7 @@ from pokerbot.efg.general_sum_games import (
 from pokerbot.efg.lp import maxmin
 from pokerbot.efg.sequence_form import to_sequence
 from realtime.stackelberg.bounds import Subgames
-from realtime.stackelberg.response import blueprint_rows, follower_response, matrix_sse
+from realtime.stackelberg.response import blueprint_rows, matrix_sse
 from realtime.stackelberg.search import SearchResult, full_game_sse, safe_search
 
 Progress = Callable[[Iterable[int]], Iterable[int]]
@@ -133,11 +133,12 @@ def goofspiel_setup(cards: int) -> tuple[Game, np.ndarray]:
 
 
 def goofspiel_row(cards: int, depth: int, time_limit: float = 5.0, setup: tuple[Game, np.ndarray] | None = None,
-                  progress: Progress | None = None) -> GoofspielRow:
-    """One row of Table 2: safe search with subgames of ``depth`` final rounds."""
+                  progress: Progress | None = None, alpha: float = 0.5, beta: float = 1.0) -> GoofspielRow:
+    """One row of Table 2 (or a cell of Table 4's Goofspiel rows): safe search with
+    subgames of ``depth`` final rounds, bounds generated with ``alpha`` and ``beta``."""
     game, blueprint = setup or goofspiel_setup(cards)
     subs = Subgames(game, label_subgames(game, goofspiel_subgame(cards, depth)))
-    res: SearchResult = safe_search(subs, blueprint, time_limit=time_limit, progress=progress)
+    res: SearchResult = safe_search(subs, blueprint, alpha, beta, time_limit=time_limit, progress=progress)
     return GoofspielRow(cards, depth, subs.count, res.blueprint_value, res.leader_value, res.seconds,
                         res.max_subgame_seconds, res.limits_hit)
 
@@ -158,14 +159,23 @@ class TwoStageRow:
     seconds_search: float
     seconds_full: float
     full_limits_hit: int
+    #: Subgames searched over all games, how many of them hit ``time_limit``, the slowest one (s).
+    subgames: int = 0
+    search_limits_hit: int = 0
+    max_subgame_seconds: float = 0.0
+    #: Games whose whole-game MILP found a strategy better than the blueprint.
+    full_improved: int = 0
 
 
 def two_stage_row(n: int, games: int, m: int, kappa: float, seeds: Iterable[int], time_limit: float = 100.0,
                   full_time_limit: float = 1000.0) -> TwoStageRow:
-    """Averages over the seeds' games of Table 1's three columns."""
+    """Averages over the seeds' games of Table 1's three columns (``n``: the main game's
+    size, ``games`` = M secondary games of size ``m``). ``full_time_limit = 0`` skips the
+    whole-game MILP (its column is then nan)."""
     bp, se, fu = [], [], []
     t_search = t_full = 0.0
-    hits = 0
+    hits = subgames = search_hits = improved = 0
+    slowest = 0.0
     for seed in seeds:
         spec = two_stage_spec(n, games, m, kappa, seed)
         game = two_stage(spec)
@@ -173,16 +183,22 @@ def two_stage_row(n: int, games: int, m: int, kappa: float, seeds: Iterable[int]
         subs = Subgames(game, label_subgames(game, two_stage_subgame))
         res = safe_search(subs, x, time_limit=time_limit)
         t_search += res.seconds
-        t0 = time.perf_counter()
-        sse = full_game_sse(game, full_time_limit, warm_start=x)
-        t_full += time.perf_counter() - t0
-        assert sse.milp is not None  # a positive time limit runs the MILP
-        hits += sse.milp.hit_limit
-        bp.append(follower_response(game.sequence_form, x).leader_value)
+        subgames += subs.count
+        search_hits += res.limits_hit
+        slowest = max(slowest, res.max_subgame_seconds)
+        bp.append(res.blueprint_value)
         se.append(res.leader_value)
-        fu.append(sse.leader_value)
-    return TwoStageRow(n, games, m, kappa, len(bp), float(np.mean(bp)), float(np.mean(se)), float(np.mean(fu)),
-                       t_search, t_full, hits)
+        if full_time_limit > 0:
+            t0 = time.perf_counter()
+            sse = full_game_sse(game, full_time_limit, warm_start=x)
+            t_full += time.perf_counter() - t0
+            assert sse.milp is not None  # a positive time limit runs the MILP
+            hits += sse.milp.hit_limit
+            improved += sse.leader_value > bp[-1] + 1e-9
+            fu.append(sse.leader_value)
+    full = float(np.mean(fu)) if fu else float("nan")
+    return TwoStageRow(n, games, m, kappa, len(bp), float(np.mean(bp)), float(np.mean(se)), full,
+                       t_search, t_full, hits, subgames, search_hits, slowest, improved)
 
 
 # --- Figures 1 and 2 -------------------------------------------------------------------------
