@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import random
 from pathlib import Path
+from typing import Any
 
+import numpy as np
 import pytest
 
 from pokerbot.gamedef import GameDef
 from pokerbot.state import CALL, FOLD, RAISE, ActionType, State, raise_to
 
 DATA = Path(__file__).parent / "data"
+
+
+def random_behavioral(tp: Any, seed: int) -> np.ndarray:
+    """A random behavioural strategy over treeplex ``tp`` (Dirichlet(1) at every infoset), seeded."""
+    rng = np.random.default_rng(seed)
+    beh = np.ones(tp.num_seqs)
+    for d in range(tp.num_infosets):
+        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
+        beh[f : f + n] = rng.dirichlet(np.ones(n))
+    return beh
 
 
 def deal(game: GameDef, rng: random.Random) -> tuple[list[list[int]], list[int]]:

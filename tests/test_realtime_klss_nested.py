@@ -23,6 +23,7 @@ from pokerbot.efg import (
 from pokerbot.efg.knowledge import check_independent, infoset_graph
 from experiments.klss_tables import proposition3
 import realtime.klss.subgame as klss_subgame
+from conftest import random_behavioral
 from realtime.klss.nested import (
     KlssOptions,
     UpdatingBlueprint,
@@ -164,13 +165,15 @@ def test_equilibrium_blueprint_on_goofspiel_random_depends_on_the_gadget_solutio
     assert exploitability(sf, 0, after.strategy, ne.value) < 1e-7
 
 
-def _random_behavioral(tp, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(seed)
-    beh = np.ones(tp.num_seqs)
-    for d in range(tp.num_infosets):
-        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
-        beh[f : f + n] = rng.dirichlet(np.ones(n))
-    return beh
+def _random_start(name: str, seed: int):  # type: ignore[no-untyped-def]
+    """A game, its sequence form, player 0's treeplex, its value, a random blueprint and that blueprint's
+    exploitability."""
+    g = games.load(name)
+    sf = g.sequence_form
+    tp = sf.treeplex[0]
+    value = game_value(sf)
+    beh = random_behavioral(tp, seed)
+    return g, sf, tp, value, beh, exploitability(sf, 0, to_sequence(tp, beh), value)
 
 
 @pytest.mark.parametrize("name", ["dark-hex", "goofspiel-increasing"])  # Kuhn's random blueprints leave no gift
@@ -183,7 +186,7 @@ def test_reach_solves_never_raise_exploitability(name: str) -> None:
     value = game_value(sf)
     largest_gift = 0.0
     for seed in (0, 1):
-        beh = _random_behavioral(tp, seed)
+        beh = random_behavioral(tp, seed)
         x = to_sequence(tp, beh)
         before = exploitability(sf, 0, x, value)
         for d in range(tp.num_infosets):
@@ -199,12 +202,7 @@ def test_reach_solves_never_raise_exploitability(name: str) -> None:
 
 def test_gifts_ten_times_the_estimate_are_unsafe(monkeypatch: pytest.MonkeyPatch) -> None:
     # the negative control: the same solve with inflated gifts gives back more than the opponent gave
-    g = games.load("dark-hex")
-    sf = g.sequence_form
-    tp = sf.treeplex[0]
-    value = game_value(sf)
-    beh = _random_behavioral(tp, 1)
-    before = exploitability(sf, 0, to_sequence(tp, beh), value)
+    g, sf, tp, value, beh, before = _random_start("dark-hex", 1)
 
     def after() -> float:
         b = updating_klss(g, beh, order=[30], options=KlssOptions(reach=True)).blueprints[-1]
@@ -219,12 +217,7 @@ def test_gifts_ten_times_the_estimate_are_unsafe(monkeypatch: pytest.MonkeyPatch
 def test_the_papers_transposition_merging_is_unsafe_in_poker_and_the_exact_rule_is_not() -> None:
     # Leduc, a random blueprint, the paired-aces infoset of round 2: the paper's rule drops branches whose
     # opponent infosets hold deals outside I, losing their constraints (the "over-optimism in poker")
-    g = games.load("leduc")
-    sf = g.sequence_form
-    tp = sf.treeplex[0]
-    value = game_value(sf)
-    beh = _random_behavioral(tp, 0)
-    before = exploitability(sf, 0, to_sequence(tp, beh), value)
+    g, sf, tp, value, beh, before = _random_start("leduc", 0)
     d = next(i for i in range(tp.num_infosets) if games.infoset_key(g, 0, i) == "As/Ah:crc/cr")
 
     def change(**opts: object) -> float:

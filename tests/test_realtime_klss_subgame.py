@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from pokerbot.efg import CHANCE, Branch, EfgError, Leaf, Move, build_game, games, to_sequence, uniform_strategy
+from conftest import random_behavioral
 from pokerbot.efg.sequence_form import observation_values
 from realtime.klss.subgame import (
     RESOLVE,
@@ -19,12 +20,7 @@ from realtime.klss.subgame import (
 
 
 def _random_x(tp, seed: int) -> np.ndarray:  # type: ignore[no-untyped-def]
-    rng = np.random.default_rng(seed)
-    beh = np.ones(tp.num_seqs)
-    for d in range(tp.num_infosets):
-        f, n = int(tp.first_seq[d]), int(tp.num_actions[d])
-        beh[f : f + n] = rng.dirichlet(np.ones(n))
-    return to_sequence(tp, beh)
+    return to_sequence(tp, random_behavioral(tp, seed))
 
 
 def test_worked_example_gadget_entries() -> None:
