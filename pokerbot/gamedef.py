@@ -43,6 +43,7 @@ SHIPPED_GAMES: dict[str, str] = {
     "hulhe": "holdem.limit.2p.reverse_blinds.game",
     "nlfh": "holdem.nolimit.2p.flop.game",
     "nlfh-small": "holdem.nolimit.2p.flop.smalldeck.game",
+    "lfh-tiny": "holdem.limit.2p.flop.tiny.game",
 }
 
 

@@ -25,13 +25,17 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from itertools import combinations
 from typing import Any
 
 import numpy as np
 
 from pokerbot.cards import format_card
 from pokerbot.efg.game import CHANCE, Branch, EfgError, Game, Leaf, Move, build_game
+from pokerbot.efg.scotland_yard import scotland_yard
+from pokerbot.efg.tictactoe import tic_tac_toe
 from pokerbot.gamedef import GameDef, load_game
+from pokerbot.infoset import infoset_key as solver_infoset_key
 from pokerbot.state import Action, ActionType, State
 
 # --- poker from the engine -------------------------------------------------------------
@@ -40,38 +44,48 @@ from pokerbot.state import Action, ActionType, State
 @dataclass(frozen=True)
 class _PokerNode:
     state: State
-    dealt: tuple[int, ...]  # hole cards dealt so far, in player order
-    board_pending: bool  # a board card is due before the next action
+    dealt: tuple[tuple[int, ...], ...]  # each player's hole cards dealt so far, in player order
+    board_pending: bool  # board cards are due before the next action
+
+
+def _cards(cs: tuple[int, ...]) -> str:
+    return "".join(format_card(c) for c in cs)
 
 
 def poker_game(game: GameDef, name: str | None = None) -> Game:
-    """A two-player limit poker game with one hole card each and single-card board rounds,
-    expanded from the engine: chance deals player 0's card (seen by her), then player 1's,
-    then betting (public) with a chance node dealing each board card (public)."""
-    if game.num_players != 2 or game.nolimit or game.num_hole_cards != 1 or any(n > 1 for n in game.num_board_cards):
-        raise EfgError(f"{game.name or 'game'}: poker_game needs 2-player limit, 1 hole card, <= 1 board card a round")
+    """A two-player limit poker game expanded from the engine: chance deals player 0's hole
+    cards (seen by her), then player 1's, then betting (public) with a chance node dealing
+    each round's board cards (public). A chance move deals a whole hand or a round's whole
+    board at once, as one unordered set of cards (labelled by its cards, e.g. ``"KhKs"``),
+    so the depth stays common knowledge and with one card it is the card itself."""
+    if game.num_players != 2 or game.nolimit:
+        raise EfgError(f"{game.name or 'game'}: poker_game needs a 2-player limit game")
     deck = game.deck()
     start = State.initial(game)
+    k = game.num_hole_cards
 
     def expand(n: _PokerNode) -> Branch | Leaf:
         if len(n.dealt) < 2:
             p = len(n.dealt)
-            free = [c for c in deck if c not in n.dealt]
+            used = {c for hand in n.dealt for c in hand}
+            hands = list(combinations([c for c in deck if c not in used], k))
             moves = []
-            for c in free:
-                obs = (format_card(c), "") if p == 0 else ("", format_card(c))
-                dealt = n.dealt + (c,)
-                state = n.state if len(dealt) < 2 else n.state.with_cards(hole_cards=[(dealt[0],), (dealt[1],)])
-                moves.append(Move(format_card(c), _PokerNode(state, dealt, False), 1.0 / len(free), obs))
+            for hand in hands:
+                lab = _cards(hand)
+                obs = (lab, "") if p == 0 else ("", lab)
+                dealt = n.dealt + (hand,)
+                state = n.state if len(dealt) < 2 else n.state.with_cards(hole_cards=dealt)
+                moves.append(Move(lab, _PokerNode(state, dealt, False), 1.0 / len(hands), obs))
             return Branch(CHANCE, moves)
         s = n.state
         if n.board_pending:
-            used = set(n.dealt) | set(s.board_cards)
-            free = [c for c in deck if c not in used]
+            used = {c for hand in n.dealt for c in hand} | set(s.board_cards)
+            need = game.board_cards_through(s.round) - len(s.board_cards)
+            boards = list(combinations([c for c in deck if c not in used], need))
             moves = [
-                Move(format_card(c), _PokerNode(s.with_cards(board_cards=s.board_cards + (c,)), n.dealt, False),
-                     1.0 / len(free), (format_card(c), format_card(c)))
-                for c in free
+                Move(_cards(b), _PokerNode(s.with_cards(board_cards=s.board_cards + b), n.dealt, False),
+                     1.0 / len(boards), (_cards(b), _cards(b)))
+                for b in boards
             ]
             return Branch(CHANCE, moves)
         if s.finished:
@@ -92,15 +106,11 @@ def poker_game(game: GameDef, name: str | None = None) -> Game:
 
 
 def infoset_key(game: Game, player: int, d: int) -> str:
-    """The project solver's infoset key (``"Ks/Qh:rc/r"``: own card, board, betting) of
-    decision infoset ``d`` of a :func:`poker_game`, so policies can move between the two."""
+    """The project solver's infoset key (``"Ks/Qh:rc/r"``: own cards, board by round, betting;
+    :func:`pokerbot.infoset.infoset_key`) of decision infoset ``d`` of a :func:`poker_game`,
+    so policies can move between the two."""
     node = game.states[int(game.decision_nodes(player, d)[0])]
-    s = node.state
-    cards = format_card(node.dealt[player])
-    board = s.visible_board
-    if board:
-        cards += "/" + "".join(format_card(c) for c in board)
-    return f"{cards}:{s.betting_string()}"
+    return solver_infoset_key(node.state, player)
 
 
 def policy_to_behavioral(game: Game, player: int, policy: Mapping[str, Mapping[str, float]]) -> np.ndarray:
@@ -329,7 +339,9 @@ def dark_hex(size: int = 2) -> Game:
     return build_game(f"dark-hex-{size}x{size}", ((empty, empty), (empty, empty), 0), expand)
 
 
-#: The games of Table 1 by name (builders, so nothing is built until asked).
+#: The games of Table 1 by name, then larger ones for Student of Games (Scotland Yard on
+#: the glasses map, tic-tac-toe, tiny limit flop hold'em); builders, so nothing is built
+#: until asked.
 GAMES = {
     "dark-hex": dark_hex,
     "goofspiel-random": lambda: goofspiel(4, random_order=True),
@@ -338,6 +350,9 @@ GAMES = {
     "leduc": leduc,
     "liars-dice": liars_dice,
     "matching-pennies": matching_pennies,
+    "scotland-yard": scotland_yard,
+    "tic-tac-toe": tic_tac_toe,
+    "lfh-tiny": lambda: poker_game(load_game("lfh-tiny"), "lfh-tiny"),
 }
 
 
