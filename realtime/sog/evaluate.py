@@ -230,22 +230,30 @@ def evaluate_table(
     return rows
 
 
-def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
+def _number(units: str) -> Callable[[float], str]:
+    """How a table prints an exploitability: one decimal in mbb/g, four significant digits otherwise."""
+    return (lambda x: f"{x:.1f}") if units == "mbb/g" else (lambda x: f"{x:.4g}")
+
+
+def write_table(rows: list[Row], out: Path, game: str, what: str, units: str = "mbb/g") -> str:
     """``eval.md`` (returned), ``eval.csv`` and ``eval.png`` in ``out``."""
     from realtime.sog.training import BASELINES
 
     out.mkdir(parents=True, exist_ok=True)
-    lines = [f"Exploitability of composed SoG policies on {game} ({what}; mbb/g)", "",
+    lines = [f"Exploitability of composed SoG policies on {game} ({what}; {units})", "",
              "| search | seeds | min | mean | max | s per seed |", "|---|---|---|---|---|---|"]
+    f = _number(units)
     for r in rows:
         lo, mean, hi = r.summary
-        lines.append(f"| {r.settings.label} | {len(r.figures)} | {lo:.1f} | {mean:.1f} | {hi:.1f} | "
+        lines.append(f"| {r.settings.label} | {len(r.figures)} | {f(lo)} | {f(mean)} | {f(hi)} | "
                      f"{r.seconds_per_seed:.1f} |")
     for name, value in BASELINES.get(game, {}).items():
         lines.append(f"| paper: {name} | | | {value:g} | | |")
     text = "\n".join(lines) + "\n"
     atomic_write_text(out / "eval.md", text)
-    csv = ["search,seed,mbb"] + [f"{r.settings.label},{i},{x:.4f}" for r in rows for i, x in enumerate(r.figures)]
+    column = "mbb" if units == "mbb/g" else "exploitability"
+    digits = ".4f" if units == "mbb/g" else ".6g"
+    csv = [f"search,seed,{column}"] + [f"{r.settings.label},{i},{x:{digits}}" for r in rows for i, x in enumerate(r.figures)]
     atomic_write_text(out / "eval.csv", "\n".join(csv) + "\n")
     import matplotlib
 
@@ -262,7 +270,7 @@ def write_table(rows: list[Row], out: Path, game: str, what: str) -> str:
         ax.text(-0.4, value, f" {name} {value:g}", va="bottom", fontsize=8)
     ax.set_xticks(xs, [r.settings.label for r in rows])
     ax.set_yscale("log")
-    ax.set_ylabel("exploitability (mbb/g)")
+    ax.set_ylabel(f"exploitability ({units})")
     ax.set_title(f"{game}: {what}", fontsize=9)
     ax.legend(fontsize=8)
     save_figure(fig, out / "eval.png", dpi=100, bbox_inches="tight")
@@ -300,23 +308,26 @@ def snapshot_curves(
         f"{label},{p[0]},{p[1]:.3f},{p[2]:.3f},{p[3]:.3f}" for label, pts in curves.items() for p in pts]
     atomic_write_text(run_dir / "curves.csv", "\n".join(lines) + "\n")
     atomic_write_text(run_dir / "curves.md", curves_table(curves, game.game.name, seeds))
-    _plot_curves(curves, run_dir / "curves.png", game.game.name, seeds)
+    plot_curves(curves, run_dir / "curves.png", game.game.name, seeds)
     return curves
 
 
-def curves_table(curves: dict[str, list[tuple[int, float, float, float]]], game: str, seeds: int) -> str:
+def curves_table(curves: dict[str, list[tuple[int, float, float, float]]], game: str, seeds: int,
+                 units: str = "mbb/g") -> str:
     """Markdown: one row per (search, step) with min / mean / max, and the paper's baselines."""
     from realtime.sog.training import BASELINES
 
-    lines = [f"Exploitability of composed SoG policies on {game} against training steps ({seeds} seeds; mbb/g)", "",
+    lines = [f"Exploitability of composed SoG policies on {game} against training steps ({seeds} seeds; {units})", "",
              "| search | step | min | mean | max |", "|---|---|---|---|---|"]
+    f = _number(units)
     for label, pts in curves.items():
-        lines += [f"| {label} | {step} | {lo:.1f} | {mean:.1f} | {hi:.1f} |" for step, lo, mean, hi in pts]
+        lines += [f"| {label} | {step} | {f(lo)} | {f(mean)} | {f(hi)} |" for step, lo, mean, hi in pts]
     lines += [f"| paper: {name} | | | {value:g} | |" for name, value in BASELINES.get(game, {}).items()]
     return "\n".join(lines) + "\n"
 
 
-def _plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path: Path, game: str, seeds: int) -> None:
+def plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path: Path, game: str, seeds: int,
+                units: str = "mbb/g") -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -334,7 +345,7 @@ def _plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path:
         ax.text(0, value, f" {name} {value:g}", va="bottom", fontsize=8)
     ax.set_yscale("log")
     ax.set_xlabel("training steps")
-    ax.set_ylabel("exploitability (mbb/g)")
+    ax.set_ylabel(f"exploitability ({units})")
     ax.set_title(f"{game}: composed SoG policies, min-max over {seeds} seeds", fontsize=9)
     ax.legend(fontsize=8)
     fig.tight_layout()

@@ -1,0 +1,173 @@
+"""General Student of Games (realtime/sog/fog*.py): the public-state interface, GT-CFR and
+continual re-solving on any explicit game, checked against exact values, against the poker
+implementation, and with negative controls."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from pokerbot.efg.game import CHANCE, Branch, Leaf, Move, build_game
+from pokerbot.efg.lp import game_value
+from realtime.sog.fog import PublicStates, load
+from realtime.sog.fog_resolve import (
+    SearchSettings,
+    composed_exploitability,
+    strategy_exploitability,
+    uniform_behavioral,
+)
+from realtime.sog.fog_search import ExactValue, FogSearch, ZeroValue
+from realtime.sog.search import SoGError
+
+
+@pytest.mark.parametrize("name", ["kuhn", "leduc", "goofspiel-3", "liars-dice-3"])
+def test_slots_parents_and_actions_follow_the_game(name: str) -> None:
+    ps = load(name)
+    g = ps.game
+    for h in range(g.num_nodes):
+        p = int(ps.node_state[h])
+        assert g.player[h] == ps.kind[p]
+        kids = g.children(h)
+        for a, c in enumerate(kids):
+            assert ps.parent[ps.node_state[c]] == p
+            for i in (0, 1):
+                assert ps.parent_slot[i][ps.node_slot[i, c]] == ps.node_slot[i, h]
+            if g.player[h] in (0, 1):
+                actor = int(g.player[h])
+                assert ps.action[actor][ps.node_slot[actor, c]] == a
+                assert ps.num_actions[actor][ps.node_slot[actor, h]] == len(kids)
+    # every node of a slot is one observation infoset of its player
+    for i in (0, 1):
+        assert np.array_equal(ps.slot_obs[i][ps.node_slot[i]], g.obs[i])
+
+
+def _ending_unobserved() -> object:
+    """A game whose move ends it for one branch only, without telling player 1 (refused)."""
+
+    def expand(s: object) -> Branch | Leaf:
+        if s is None:
+            return Branch(CHANCE, [Move("a", "a", 0.5, ("a", "")), Move("b", "b", 0.5, ("b", ""))])
+        if s in ("a", "b"):
+            return Branch(0, [Move("x", s + "x")])
+        if s == "ax":
+            return Leaf((1.0, -1.0))
+        if s == "bx":
+            return Branch(0, [Move("y", "bxy"), Move("z", "bxz")])
+        return Leaf((-1.0, 1.0))
+
+    return build_game("unobserved-end", None, expand)
+
+
+def test_public_states_refuse_a_move_that_ends_the_game_unseen() -> None:
+    with pytest.raises(SoGError, match="mixes node kinds"):
+        PublicStates(_ending_unobserved())  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("name", ["kuhn", "goofspiel-3", "liars-dice-3"])
+def test_exact_value_at_the_first_decision_is_the_game_value(name: str) -> None:
+    ps = load(name)
+    root = ps.first_decisions()
+    vals = ExactValue(ps, 2000).evaluate(ps, root, [np.ones(len(ps.slots(0, r))) for r in root],
+                                         [np.ones(len(ps.slots(1, r))) for r in root])
+    total = sum(float(v.v0.sum()) for v in vals)
+    assert total == pytest.approx(game_value(ps.game.sequence_form), abs=2e-3)
+
+
+def test_exact_values_match_the_poker_implementation_on_leduc() -> None:
+    from realtime.sog.search import PublicGame
+    from realtime.sog.values import ExactValue as PokerExactValue
+
+    g = PublicGame.load("leduc")
+    r = g.initial_ranges()
+    poker = PokerExactValue(g, 100).evaluate(g, np.array([0]), r[0][None], r[1][None])
+    ps = load("leduc")
+    root = ps.first_decisions()[0]
+    mine = ExactValue(ps, 100).evaluate(ps, [root], [np.ones(6)], [np.ones(6)])[0]
+    deals = 30.0  # the poker tree's values are per deal of two hole cards; ours carry its 1/30 chance
+    np.testing.assert_allclose(np.sort(poker.v0[0] / deals), np.sort(mine.v0), atol=1e-9)
+    np.testing.assert_allclose(np.sort(poker.v1[0] / deals), np.sort(mine.v1), atol=1e-9)
+
+
+def test_search_root_value_approaches_the_game_value() -> None:
+    ps = load("goofspiel-3")
+    root = ps.first_decisions()[0]
+    s = FogSearch(ps, root, ps.initial_ranges(root), ExactValue(ps), seed=0).run(300, 1)
+    assert s.root_value() == pytest.approx(game_value(ps.game.sequence_form), abs=0.01)
+
+
+def test_composed_exploitability_falls_with_search_and_beats_uniform() -> None:
+    ps = load("liars-dice-3")
+    uniform = strategy_exploitability(ps, uniform_behavioral(ps, 0), uniform_behavioral(ps, 1))
+    small = np.mean([composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(10, 1.0), s) for s in range(2)])
+    big = np.mean([composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(50, 1.0), s) for s in range(2)])
+    assert big < small < uniform
+    assert big < 0.05
+
+
+def test_depth_limited_search_needs_good_leaf_values() -> None:
+    """Negative control: the same search with knowledge-free leaf values is far more exploitable."""
+    ps = load("liars-dice-3")
+    exact = composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(10, 1.0), 0)
+    zero = composed_exploitability(ps, lambda: ZeroValue(), SearchSettings(10, 1.0), 0)
+    assert exact < 0.5 * zero
+
+
+def test_search_rejects_bad_input() -> None:
+    ps = load("kuhn")
+    root = ps.first_decisions()[0]
+    with pytest.raises(SoGError, match="not a public decision state"):
+        FogSearch(ps, 0, ps.initial_ranges(0), ZeroValue())
+    with pytest.raises(SoGError, match="non-negative"):
+        FogSearch(ps, root, (np.ones(2), np.ones(3)), ZeroValue())
+    with pytest.raises(SoGError, match="unknown game"):
+        load("chess")
+
+
+def test_perfect_information_search_adds_one_action_at_a_time_and_blocks() -> None:
+    """k = 1: a tic-tac-toe search grows fewer states than k = infinity and still finds O's only
+    move against an open two (X on 0 and 1, O on 4: O must take 2)."""
+    ps = load("tic-tac-toe")
+    g = ps.game
+    h = 0
+    for cell in (0, 4, 1):
+        kids = g.children(h)
+        h = int(kids[[g.edge_label[c] for c in kids].index(str(cell))])
+    p = int(ps.node_state[h])
+    one = FogSearch(ps, p, ps.initial_ranges(p), ZeroValue(), seed=1).run(200, 1)
+    assert one.k == 1
+    assert g.edge_label[g.children(h)[int(np.argmax(one.policy()[0]))]] == "2"
+    every = FogSearch(ps, p, ps.initial_ranges(p), ZeroValue(), seed=1, k=0).run(200, 1)
+    assert one.tree_size < every.tree_size
+
+
+def test_scotland_yard_chain_beats_uniform_play() -> None:
+    from pokerbot.efg.scotland_yard import scotland_yard
+    from realtime.sog.fog import GAMES
+
+    a = GAMES["scotland-yard"]
+    ps = PublicStates(scotland_yard(rounds=2, keep_states=True), a.public_features, "sy-2", a.slot_key, a.num_keys)
+    assert ps.num_keys == (11, 1)
+    uniform = strategy_exploitability(ps, uniform_behavioral(ps, 0), uniform_behavioral(ps, 1))
+    searched = composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(20, 1.0), 0)
+    assert searched < 0.2 * uniform
+
+
+def test_training_resumes_and_refuses_another_games_run(tmp_path: object) -> None:
+    from pathlib import Path
+
+    from realtime.sog.fog_training import FogTrainConfig, load_checkpoint, train
+
+    d = Path(str(tmp_path))
+    cfg = FogTrainConfig(steps=2, units_per_round=1, steps_per_round=2, batch=4, hidden=8, layers=1,
+                         search=SearchSettings(2, 1.0), checkpoint_every=2)
+    ps = load("kuhn")
+    assert train(ps, cfg, d, progress=False).step == 2
+    longer = FogTrainConfig(**{**cfg.__dict__, "steps": 4})
+    result = train(ps, longer, d, progress=False)  # resumes at step 2
+    assert result.step == 4 and [p.name for p in result.checkpoints] == ["step-0.pt", "step-2.pt", "step-4.pt"]
+    assert load_checkpoint(d / "step-4.pt")[1]["step"] == 4
+    with pytest.raises(SoGError, match="checkpoint of game 'kuhn'"):
+        train(load("goofspiel-3"), longer, d, progress=False)
+    (d / "bad.pt").write_bytes(b"not a checkpoint")
+    with pytest.raises(SoGError, match="not a general Student of Games checkpoint"):
+        load_checkpoint(d / "bad.pt")
