@@ -124,20 +124,24 @@ def test_search_rejects_bad_input() -> None:
 
 
 def test_perfect_information_search_adds_one_action_at_a_time_and_blocks() -> None:
-    """k = 1: a tic-tac-toe search grows fewer states than k = infinity and still finds O's only
-    move against an open two (X on 0 and 1, O on 4: O must take 2)."""
-    ps = load("tic-tac-toe")
-    g = ps.game
-    h = 0
-    for cell in (0, 4, 1):
-        kids = g.children(h)
-        h = int(kids[[g.edge_label[c] for c in kids].index(str(cell))])
-    p = int(ps.node_state[h])
-    one = FogSearch(ps, p, ps.initial_ranges(p), ZeroValue(), seed=1).run(200, 1)
+    """k = 1: a tic-tac-toe search leaves actions outside its tree (k = infinity adds them all) and still finds O's only
+    move against an open two (X on 0 and 3, O on 4: O must take 6); the minimax match scores it."""
+    from pokerbot.efg.tictactoe import minimax_values, tic_tac_toe
+    from realtime.sog.fog import GAMES
+    from realtime.sog.fog_resolve import play_minimax
+
+    ps = PublicStates(tic_tac_toe(prefix=(0, 4, 3)), GAMES["tic-tac-toe"].public_features, "ttt-043")
+    assert ps.perfect_information
+    one = FogSearch(ps, 0, ps.initial_ranges(0), ZeroValue(), seed=1).run(200, 1)
     assert one.k == 1
-    assert g.edge_label[g.children(h)[int(np.argmax(one.policy()[0]))]] == "2"
-    every = FogSearch(ps, p, ps.initial_ranges(p), ZeroValue(), seed=1, k=0).run(200, 1)
-    assert one.tree_size < every.tree_size
+    assert ps.game.edge_label[ps.game.children(0)[int(np.argmax(one.policy()[0]))]] == "6"
+    every = FogSearch(ps, 0, ps.initial_ranges(0), ZeroValue(), seed=1, k=0).run(200, 1)
+    grown = [p for p in one.states if one.expanded[p] and ps.kind[p] in (0, 1)]
+    assert any(not one.allowed[slice(*one._entries(p))].all() for p in grown)  # actions still outside the tree
+    assert all(every.allowed[slice(*every._entries(p))].all() for p in every.states if every.expanded[p] and ps.kind[p] in (0, 1))
+    # O (player 1) blocks and draws against minimax from here; a search too small to see it loses
+    assert play_minimax(ps, ZeroValue(), SearchSettings(200, 1.0), minimax_values(ps.game), 1, seed=0) == 0.0
+    assert play_minimax(ps, ZeroValue(), SearchSettings(1, 1.0), minimax_values(ps.game), 1, seed=0) == -1.0
 
 
 def test_scotland_yard_chain_beats_uniform_play() -> None:
@@ -171,3 +175,31 @@ def test_training_resumes_and_refuses_another_games_run(tmp_path: object) -> Non
     (d / "bad.pt").write_bytes(b"not a checkpoint")
     with pytest.raises(SoGError, match="not a general Student of Games checkpoint"):
         load_checkpoint(d / "bad.pt")
+
+
+def test_cli_general_eval_writes_its_table_and_refuses_bad_input(tmp_path: object, capsys: pytest.CaptureFixture[str]) -> None:
+    from pathlib import Path
+
+    from pokerbot.cli import main
+
+    out = Path(str(tmp_path))
+    assert main(["sog", "general-eval", "--game", "kuhn", "--search", "5,1", "--seeds", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+    table = (out / "eval.md").read_text()
+    assert "| SoG(5,1) | 2 |" in table and "game units" in table and "paper" not in table
+    assert (out / "eval.png").stat().st_size > 0
+    assert len((out / "eval.csv").read_text().splitlines()) == 3
+    cached = (out / "seeds.csv").read_text()
+    assert len(cached.splitlines()) == 3  # every seed kept as computed
+    assert main(["sog", "general-eval", "--game", "kuhn", "--search", "5,1", "--seeds", "2", "--out", str(out),
+                 "--no-progress"]) == 0
+
+    def figures(text: str) -> list[str]:  # min | mean | max of the SoG(5,1) row
+        row = next(line for line in text.splitlines() if line.startswith("| SoG(5,1)"))
+        return row.split("|")[3:6]
+
+    assert figures((out / "eval.md").read_text()) == figures(table)  # the same figures, read back
+    assert main(["sog", "general-eval", "--game", "kuhn", "--seeds", "0"]) != 0
+    assert main(["sog", "general-minimax", "--game", "kuhn"]) != 0
+    err = capsys.readouterr().err
+    assert "--seeds must be positive" in err and "not a perfect-information game" in err

@@ -230,6 +230,13 @@ def evaluate_table(
     return rows
 
 
+def _baselines(game: str, units: str) -> dict[str, float]:
+    """The paper's baselines for ``game`` (in mbb/g; none for tables in other units)."""
+    from realtime.sog.training import BASELINES
+
+    return BASELINES.get(game, {}) if units == "mbb/g" else {}
+
+
 def _number(units: str) -> Callable[[float], str]:
     """How a table prints an exploitability: one decimal in mbb/g, four significant digits otherwise."""
     return (lambda x: f"{x:.1f}") if units == "mbb/g" else (lambda x: f"{x:.4g}")
@@ -237,8 +244,6 @@ def _number(units: str) -> Callable[[float], str]:
 
 def write_table(rows: list[Row], out: Path, game: str, what: str, units: str = "mbb/g") -> str:
     """``eval.md`` (returned), ``eval.csv`` and ``eval.png`` in ``out``."""
-    from realtime.sog.training import BASELINES
-
     out.mkdir(parents=True, exist_ok=True)
     lines = [f"Exploitability of composed SoG policies on {game} ({what}; {units})", "",
              "| search | seeds | min | mean | max | s per seed |", "|---|---|---|---|---|---|"]
@@ -247,7 +252,7 @@ def write_table(rows: list[Row], out: Path, game: str, what: str, units: str = "
         lo, mean, hi = r.summary
         lines.append(f"| {r.settings.label} | {len(r.figures)} | {f(lo)} | {f(mean)} | {f(hi)} | "
                      f"{r.seconds_per_seed:.1f} |")
-    for name, value in BASELINES.get(game, {}).items():
+    for name, value in _baselines(game, units).items():
         lines.append(f"| paper: {name} | | | {value:g} | | |")
     text = "\n".join(lines) + "\n"
     atomic_write_text(out / "eval.md", text)
@@ -265,7 +270,7 @@ def write_table(rows: list[Row], out: Path, game: str, what: str, units: str = "
     means = [r.summary[1] for r in rows]
     err = np.array([[r.summary[1] - r.summary[0] for r in rows], [r.summary[2] - r.summary[1] for r in rows]])
     ax.errorbar(xs, means, yerr=err, fmt="o", capsize=4, label="mean, min-max over seeds")
-    for name, value in BASELINES.get(game, {}).items():
+    for name, value in _baselines(game, units).items():
         ax.axhline(value, linestyle="--", color="grey")
         ax.text(-0.4, value, f" {name} {value:g}", va="bottom", fontsize=8)
     ax.set_xticks(xs, [r.settings.label for r in rows])
@@ -315,14 +320,12 @@ def snapshot_curves(
 def curves_table(curves: dict[str, list[tuple[int, float, float, float]]], game: str, seeds: int,
                  units: str = "mbb/g") -> str:
     """Markdown: one row per (search, step) with min / mean / max, and the paper's baselines."""
-    from realtime.sog.training import BASELINES
-
     lines = [f"Exploitability of composed SoG policies on {game} against training steps ({seeds} seeds; {units})", "",
              "| search | step | min | mean | max |", "|---|---|---|---|---|"]
     f = _number(units)
     for label, pts in curves.items():
         lines += [f"| {label} | {step} | {f(lo)} | {f(mean)} | {f(hi)} |" for step, lo, mean, hi in pts]
-    lines += [f"| paper: {name} | | | {value:g} | |" for name, value in BASELINES.get(game, {}).items()]
+    lines += [f"| paper: {name} | | | {value:g} | |" for name, value in _baselines(game, units).items()]
     return "\n".join(lines) + "\n"
 
 
@@ -333,14 +336,12 @@ def plot_curves(curves: dict[str, list[tuple[int, float, float, float]]], path: 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from realtime.sog.training import BASELINES
-
     fig, ax = plt.subplots(figsize=(6.5, 4.2))
     for label, pts in curves.items():
         steps = [p[0] for p in pts]
         ax.plot(steps, [p[2] for p in pts], marker="o", label=f"{label} mean")
         ax.fill_between(steps, [p[1] for p in pts], [p[3] for p in pts], alpha=0.2)
-    for name, value in BASELINES.get(game, {}).items():
+    for name, value in _baselines(game, units).items():
         ax.axhline(value, linestyle="--", color="grey")
         ax.text(0, value, f" {name} {value:g}", va="bottom", fontsize=8)
     ax.set_yscale("log")

@@ -47,41 +47,52 @@ def _progress(done: int, total: int, start: float, what: str, show: bool) -> Non
         print(f"\r{what}: {done}/{total} seeds, {time.perf_counter() - start:.0f} s", end="", file=sys.stderr, flush=True)
 
 
-def exploitability_rows(ps: PublicStates, settings: list[SearchSettings], seeds: int,
-                        make_value_fn: Callable[[], FogValueFunction], progress: bool = False) -> list[Row]:
-    """One row per SoG(s, c): the composed policy's exact exploitability for seeds ``0 .. seeds-1``."""
-    rows = []
-    start = time.perf_counter()
-    total = len(settings) * seeds
-    done = 0
-    for st in settings:
-        t0 = time.perf_counter()
-        figures = []
-        for seed in range(seeds):
-            figures.append(composed_exploitability(ps, make_value_fn, st, seed))
-            done += 1
-            _progress(done, total, start, ps.name, progress)
-        rows.append(Row(st, figures, (time.perf_counter() - t0) / seeds))
-    if progress:
-        print(file=sys.stderr)
-    return rows
-
-
 def evaluate(ps: PublicStates, settings: list[SearchSettings], seeds: int, out: Path, checkpoint: Path | None = None,
              exact_iterations: int = 200, progress: bool = False) -> str:
-    """The protocol's table (``eval.md``, ``eval.csv``, ``eval.png`` in ``out``); returns the markdown."""
-    rows = exploitability_rows(ps, settings, seeds, value_factory(ps, checkpoint, exact_iterations), progress)
+    """The protocol's table (``eval.md``, ``eval.csv``, ``eval.png`` in ``out``); returns the markdown.
+    Every seed's figure is kept in ``out/seeds.csv`` as it is computed (keyed by search, value
+    function and seed), so an interrupted or extended evaluation recomputes nothing."""
+    out.mkdir(parents=True, exist_ok=True)
+    make = value_factory(ps, checkpoint, exact_iterations)
     what = f"network {checkpoint}" if checkpoint else f"exact value function, {exact_iterations} CFR+ iterations"
+    key = f"{ps.name}:{checkpoint.resolve() if checkpoint else f'exact-{exact_iterations}'}".replace(",", "_")
+    cache_path = out / "seeds.csv"
+    cache = _read_cache(cache_path)
+    rows = []
+    start = time.perf_counter()
+    for i, st in enumerate(settings):
+        t0 = time.perf_counter()
+        rows.append(Row(st, _seed_figures(ps, st, seeds, key, make, cache, cache_path), (time.perf_counter() - t0) / seeds))
+        _progress((i + 1) * seeds, len(settings) * seeds, start, ps.name, progress)
+    if progress:
+        print(file=sys.stderr)
     return write_table(rows, out, ps.name, what, units=UNITS)
 
 
-def _read_cache(path: Path) -> dict[tuple[str, int, int], float]:
-    out: dict[tuple[str, int, int], float] = {}
+def _read_cache(path: Path) -> dict[tuple[str, str, int], float]:
+    """Per-seed figures kept by earlier runs: ``(search, value function, seed) -> exploitability``."""
+    out: dict[tuple[str, str, int], float] = {}
     if path.is_file():
         for line in path.read_text().splitlines()[1:]:
-            label, step, seed, value = line.rsplit(",", 3)
-            out[(label, int(step), int(seed))] = float(value)
+            label, what, seed, value = line.rsplit(",", 3)
+            out[(label, what, int(seed))] = float(value)
     return out
+
+
+def _seed_figures(ps: PublicStates, st: SearchSettings, seeds: int, what: str,
+                  make_value_fn: Callable[[], FogValueFunction], cache: dict[tuple[str, str, int], float],
+                  cache_path: Path) -> list[float]:
+    """The protocol's figure of each seed, from ``cache`` where present (new ones are added and saved)."""
+    figures = []
+    for seed in range(seeds):
+        key = (st.label, what, seed)
+        if key not in cache:
+            cache[key] = composed_exploitability(ps, make_value_fn, st, seed)
+            lines = ["search,value_function,seed,exploitability"] + [
+                f"{a},{b},{c},{v!r}" for (a, b, c), v in sorted(cache.items())]
+            atomic_write_text(cache_path, "\n".join(lines) + "\n")
+        figures.append(cache[key])
+    return figures
 
 
 def steps_curve(ps: PublicStates, run_dir: Path, settings: list[SearchSettings], seeds: int, progress: bool = False,
@@ -102,15 +113,7 @@ def steps_curve(ps: PublicStates, run_dir: Path, settings: list[SearchSettings],
         curves[st.label] = []
         for snap in snaps:
             step = int(snap.stem.split("-")[1])
-            make = value_factory(ps, snap)
-            figures = []
-            for seed in range(seeds):
-                key = (st.label, step, seed)
-                if key not in cache:
-                    cache[key] = composed_exploitability(ps, make, st, seed)
-                    lines = ["search,step,seed,exploitability"] + [f"{a},{b},{c},{v!r}" for (a, b, c), v in sorted(cache.items())]
-                    atomic_write_text(cache_path, "\n".join(lines) + "\n")
-                figures.append(cache[key])
+            figures = _seed_figures(ps, st, seeds, str(step), value_factory(ps, snap), cache, cache_path)
             curves[st.label].append((step, min(figures), float(np.mean(figures)), max(figures)))
             if progress:
                 print(f"{st.label} {snap.name}: mean {np.mean(figures):.4g}", file=sys.stderr, flush=True)

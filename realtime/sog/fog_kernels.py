@@ -16,11 +16,9 @@ perfect-information searches that add actions one at a time).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
-CHANCE = 2
-TERMINAL = 3
+from pokerbot.efg.game import TERMINAL
 
 
 @njit(cache=True)
