@@ -203,3 +203,13 @@ def test_cli_general_eval_writes_its_table_and_refuses_bad_input(tmp_path: objec
     assert main(["sog", "general-minimax", "--game", "kuhn"]) != 0
     err = capsys.readouterr().err
     assert "--seeds must be positive" in err and "not a perfect-information game" in err
+
+
+@pytest.mark.slow
+def test_no_limit_leduc_through_the_poker_adapter() -> None:
+    """leduc-nl's explicit tree (the solver's default bet menu, all-in run-outs dealt by chance): the
+    general engine's exact value at the first decision approaches the sequence-form LP's value."""
+    ps = load("leduc-nl")
+    root = ps.first_decisions()[0]
+    v = ExactValue(ps, 3000).evaluate(ps, [root], [np.ones(6)], [np.ones(6)])[0]
+    assert float(v.v0.sum()) == pytest.approx(game_value(ps.game.sequence_form), abs=2e-3)

@@ -30,12 +30,15 @@ from typing import Any
 
 import numpy as np
 
+from pokerbot.actions import action_text
 from pokerbot.cards import format_card
 from pokerbot.efg.game import CHANCE, Branch, EfgError, Game, Leaf, Move, build_game
 from pokerbot.efg.scotland_yard import scotland_yard
 from pokerbot.efg.tictactoe import tic_tac_toe
 from pokerbot.gamedef import GameDef, load_game
 from pokerbot.infoset import infoset_key as solver_infoset_key
+from pokerbot.menus import BetMenuFn
+from pokerbot.solver.tree import default_menu
 from pokerbot.state import Action, ActionType, State
 
 # --- poker from the engine -------------------------------------------------------------
@@ -52,14 +55,20 @@ def _cards(cs: tuple[int, ...]) -> str:
     return "".join(format_card(c) for c in cs)
 
 
-def poker_game(game: GameDef, name: str | None = None) -> Game:
+def poker_game(game: GameDef, name: str | None = None, bet_menu: BetMenuFn | None = None) -> Game:
     """A two-player limit poker game expanded from the engine: chance deals player 0's hole
     cards (seen by her), then player 1's, then betting (public) with a chance node dealing
     each round's board cards (public). A chance move deals a whole hand or a round's whole
     board at once, as one unordered set of cards (labelled by its cards, e.g. ``"KhKs"``),
-    so the depth stays common knowledge and with one card it is the card itself."""
-    if game.num_players != 2 or game.nolimit:
-        raise EfgError(f"{game.name or 'game'}: poker_game needs a 2-player limit game")
+    so the depth stays common knowledge and with one card it is the card itself.
+
+    A no-limit game needs an action abstraction: ``bet_menu`` (default the solver's
+    :func:`~pokerbot.solver.tree.default_menu`, the same tree as :func:`pokerbot.solver.game_tree`);
+    its actions are labelled by their ACPC text (``"r300"``)."""
+    if game.num_players != 2:
+        raise EfgError(f"{game.name or 'game'}: poker_game needs a 2-player game")
+    menu = bet_menu or (default_menu(game) if game.nolimit else None)
+    full_board = game.board_cards_through(game.num_rounds - 1)
     deck = game.deck()
     start = State.initial(game)
     k = game.num_hole_cards
@@ -80,7 +89,7 @@ def poker_game(game: GameDef, name: str | None = None) -> Game:
         s = n.state
         if n.board_pending:
             used = {c for hand in n.dealt for c in hand} | set(s.board_cards)
-            need = game.board_cards_through(s.round) - len(s.board_cards)
+            need = (full_board if s.finished else game.board_cards_through(s.round)) - len(s.board_cards)
             boards = list(combinations([c for c in deck if c not in used], need))
             moves = [
                 Move(_cards(b), _PokerNode(s.with_cards(board_cards=s.board_cards + b), n.dealt, False),
@@ -92,11 +101,13 @@ def poker_game(game: GameDef, name: str | None = None) -> Game:
             pay = s.payoffs()
             return Leaf((pay[0], pay[1]))
         moves = []
-        for kind in s.legal_kinds():
-            nxt = s.apply(Action(kind))
-            due = (not nxt.finished and nxt.round > s.round
-                   and len(nxt.board_cards) < game.board_cards_through(nxt.round))
-            lab = ActionType(kind).char
+        actions = [Action(kind) for kind in s.legal_kinds()] if menu is None else menu(s)
+        for a in actions:
+            nxt = s.apply(a)
+            due = ((not nxt.finished and nxt.round > s.round
+                    and len(nxt.board_cards) < game.board_cards_through(nxt.round))
+                   or (nxt.is_showdown() and len(nxt.board_cards) < full_board))  # all in: run the board out
+            lab = ActionType(a.kind).char if menu is None else action_text(a, game.nolimit)
             moves.append(Move(lab, _PokerNode(nxt, n.dealt, due), 1.0, (lab, lab)))
         player = s.current_player
         assert player is not None

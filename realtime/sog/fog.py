@@ -267,6 +267,16 @@ def _efg(name: str) -> Callable[[], Game]:
     return build
 
 
+def _poker(name: str) -> Callable[[], Game]:
+    def build() -> Game:
+        from pokerbot.efg.games import poker_game
+        from pokerbot.gamedef import load_game
+
+        return poker_game(load_game(name), name)
+
+    return build
+
+
 def _goofspiel3() -> Game:
     from pokerbot.efg.games import goofspiel
 
@@ -341,6 +351,7 @@ class Adapter:
 GAMES: dict[str, Adapter] = {
     "kuhn": Adapter(_efg("kuhn")),
     "leduc": Adapter(_efg("leduc")),
+    "leduc-nl": Adapter(_poker("leduc-nl")),
     "lfh-tiny": Adapter(_efg("lfh-tiny")),
     "goofspiel-3": Adapter(_goofspiel3),
     "goofspiel-4": Adapter(_efg("goofspiel-increasing")),
