@@ -56,7 +56,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub.add_parser("games", help="list the games general Student of Games loads, with their sizes")
     gt = sub.add_parser("general-train", help="train a CVPN by sound self-play on any general game; resumes from "
                         "the newest step-*.pt of --dir")
-    gt.add_argument("--game", required=True, help="a game of `pokerbot sog games`")
+    gt.add_argument("--game", required=True, help="a game of `pokerbot sog games` (required: no default)")
     gt.add_argument("--steps", type=int, default=2000, help="total gradient steps (default: 2000)")
     gt.add_argument("--simulations", type=int, default=100, help="training search s of SoG(s, 1) (default: 100)")
     gt.add_argument("--checkpoint-every", type=int, default=250, help="save step-<n>.pt every N steps (default: 250)")
@@ -67,7 +67,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gt.add_argument("--no-progress", action="store_true", help="no progress line (default: shown)")
     ge = sub.add_parser("general-eval", help="exact exploitability of composed SoG policies on a general game "
                         "(min/mean/max over seeds), table + PNG; or against training steps")
-    ge.add_argument("--game", required=True, help="a game of `pokerbot sog games`")
+    ge.add_argument("--game", required=True, help="a game of `pokerbot sog games` (required: no default)")
     ge.add_argument("--checkpoint", help="a network step-<n>.pt of general-train, or with --over-steps its run "
                     "directory (default: the exact subgame-solving value function)")
     ge.add_argument("--exact-iterations", type=int, default=200,
@@ -90,7 +90,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gm.add_argument("--games", type=int, default=10, help="games to play (default: 10)")
     gm.add_argument("--value", choices=("zero", "exact"), default="zero",
                     help="leaf values without --checkpoint: zero (search alone) or exact (default: zero)")
-    gm.add_argument("--checkpoint", help="a network step-<n>.pt of general-train for the leaf values")
+    gm.add_argument("--checkpoint", help="a network step-<n>.pt of general-train for the leaf values "
+                    "(default: none, --value decides)")
 
 
 def run(args: argparse.Namespace) -> int:
