@@ -98,8 +98,9 @@ def test_search_root_value_approaches_the_game_value() -> None:
 def test_composed_exploitability_falls_with_search_and_beats_uniform() -> None:
     ps = load("liars-dice-3")
     uniform = strategy_exploitability(ps, uniform_behavioral(ps, 0), uniform_behavioral(ps, 1))
-    small = np.mean([composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(10, 1.0), s) for s in range(2)])
-    big = np.mean([composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(50, 1.0), s) for s in range(2)])
+    # over 20 seeds: SoG(10,1) 0.095 .. 0.140, SoG(50,1) 0.011 .. 0.032 (docs/sog.md)
+    small = composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(10, 1.0), 0)
+    big = composed_exploitability(ps, lambda: ExactValue(ps), SearchSettings(50, 1.0), 0)
     assert big < small < uniform
     assert big < 0.05
 
