@@ -204,6 +204,14 @@ class PublicStates:
     def children(self, state: int) -> np.ndarray:
         return self.child_list[self.child_start[state] : self.child_start[state + 1]]
 
+    def deal(self, node: int, rng: np.random.Generator) -> int:
+        """The first node below ``node`` that is not chance, sampling chance by its probabilities."""
+        g = self.game
+        while g.player[node] == CHANCE:
+            kids = g.children(node)
+            node = int(kids[rng.choice(len(kids), p=g.edge_prob[kids] / g.edge_prob[kids].sum())])
+        return node
+
     def decision_infoset(self, player: int, slot: int) -> int:
         return int(self.game.info[player].obs_decision[self.slot_obs[player][slot]])
 

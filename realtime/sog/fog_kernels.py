@@ -108,6 +108,15 @@ def _decide(lo, hi, ao, na, strat, regret, ssum, allowed, weight, update, R, V, 
 
 
 @njit(cache=True)
+def _actor(F, p):
+    """The actor's slots ``lo .. hi - 1`` of decision state ``p`` and its policy offsets and action counts."""
+    kind, parent, cs, cl, ss0, ss1, ps0, ps1, act0, act1, ao0, ao1, na0, na1, ts, t0, t1, tc, tu0, tu1 = F
+    if kind[p] == 0:
+        return ss0[p], ss0[p + 1], ao0, na0
+    return ss1[p], ss1[p + 1], ao1, na1
+
+
+@njit(cache=True)
 def regret_match(states, expanded, F, regret, allowed, strat):
     """Current strategy of every expanded decision of ``states`` from its regrets (uniform over
     the allowed actions where no regret is positive)."""
@@ -116,9 +125,7 @@ def regret_match(states, expanded, F, regret, allowed, strat):
         k = kind[p]
         if not expanded[p] or (k != 0 and k != 1):
             continue
-        lo, hi = (ss0[p], ss0[p + 1]) if k == 0 else (ss1[p], ss1[p + 1])
-        ao = ao0 if k == 0 else ao1
-        na = na0 if k == 0 else na1
+        lo, hi, ao, na = _actor(F, p)
         for s in range(lo, hi):
             total = 0.0
             count = 0
@@ -145,9 +152,7 @@ def average_into(states, expanded, F, ssum, allowed, out):
         k = kind[p]
         if not expanded[p] or (k != 0 and k != 1):
             continue
-        lo, hi = (ss0[p], ss0[p + 1]) if k == 0 else (ss1[p], ss1[p + 1])
-        ao = ao0 if k == 0 else ao1
-        na = na0 if k == 0 else na1
+        lo, hi, ao, na = _actor(F, p)
         for s in range(lo, hi):
             total = 0.0
             count = 0
@@ -175,9 +180,7 @@ def solve(states, root, iterations, F, strat, regret, ssum, allowed, expanded, i
     for p in states:
         k = kind[p]
         if k == 0 or k == 1:
-            lo, hi = (ss0[p], ss0[p + 1]) if k == 0 else (ss1[p], ss1[p + 1])
-            ao = ao0 if k == 0 else ao1
-            na = na0 if k == 0 else na1
+            lo, hi, ao, na = _actor(F, p)
             for s in range(lo, hi):
                 for e in range(ao[s], ao[s] + na[s]):
                     regret[e] = 0.0

@@ -31,7 +31,7 @@ from collections.abc import Callable
 import numpy as np
 
 from pokerbot.efg.sequence_form import best_response, to_sequence
-from realtime.sog.fog import PublicStates
+from realtime.sog.fog import TERMINAL, PublicStates
 from realtime.sog.fog_search import FogSearch, FogValueFunction
 from realtime.sog.resolve import SearchSettings, Summary
 from realtime.sog.search import Gadget, SoGError
@@ -136,19 +136,17 @@ def play_minimax(ps: PublicStates, value_fn: FogValueFunction, settings: SearchS
         raise SoGError("play_minimax needs a perfect-information game")
     g = ps.game
     rng = np.random.default_rng(seed)
-    h = 0
-    while g.player[h] != 3:
+    h = ps.deal(0, rng)
+    while g.player[h] != TERMINAL:
         kids = g.children(h)
-        if g.player[h] == 2:
-            h = int(kids[rng.choice(len(kids), p=g.edge_prob[kids] / g.edge_prob[kids].sum())])
-        elif g.player[h] == search_player:
+        if g.player[h] == search_player:
             p = int(ps.node_state[h])
             search = FogSearch(ps, p, ps.initial_ranges(p), value_fn, seed=search_seed(seed, search_player, p),
                                c_puct=settings.c_puct).run(settings.simulations, settings.c)
             pol = search.policy()[0]
-            h = int(kids[int(np.argmax(pol))])
+            h = ps.deal(int(kids[int(np.argmax(pol))]), rng)
         else:
             sign = 1.0 if g.player[h] == 0 else -1.0
             vals = sign * minimax[kids]
-            h = int(kids[int(np.flatnonzero(vals == vals.max())[0])])
+            h = ps.deal(int(kids[int(np.flatnonzero(vals == vals.max())[0])]), rng)
     return float(g.payoff[h, search_player])

@@ -37,7 +37,7 @@ import numpy as np
 from realtime.sog import fog_kernels as FK
 from realtime.sog import kernels as PK
 from realtime.sog.fog import CHANCE, TERMINAL, PublicStates
-from realtime.sog.search import Gadget, SoGError
+from realtime.sog.search import Gadget, SoGError, schedule
 
 
 @dataclass
@@ -333,10 +333,10 @@ class FogSearch:
             if not self.expanded[p]:
                 self._expand(p)
                 return
-            kids = g.children(h)
             if kind == CHANCE:
-                h = int(kids[self.rng.choice(len(kids), p=g.edge_prob[kids] / g.edge_prob[kids].sum())])
+                h = ps.deal(h, self.rng)
                 continue
+            kids = g.children(h)
             slot = int(ps.node_slot[kind, h])
             lo = int(ps.action_offset[kind][slot])
             hi = lo + int(ps.num_actions[kind][slot])
@@ -355,11 +355,8 @@ class FogSearch:
 
     def run(self, simulations: int, c: float) -> FogSearch:
         """GT-CFR(s, c): ``s / ceil(c)`` iterations of ``ceil(1/c)`` CFR updates + ``ceil(c)`` simulations."""
-        if simulations < 0 or not c > 0:
-            raise SoGError(f"GT-CFR needs s >= 0 and c > 0, got s={simulations}, c={c}")
-        sims = math.ceil(c)
-        updates = math.ceil(1.0 / c - 1e-9)
-        for _ in range(max(1, simulations // sims)):
+        rounds, updates, sims = schedule(simulations, c)
+        for _ in range(rounds):
             for _ in range(updates):
                 self.cfr_iteration()
             if simulations:

@@ -38,16 +38,14 @@ import numpy as np
 import torch
 from torch import nn
 
-from realtime.sog.fog import PublicStates
+from realtime.sog.fog import TERMINAL, PublicStates
 from realtime.sog.fog_network import FogNetworkValue, cvpn_for, input_size, inputs, keys, normalised_values
 from realtime.sog.fog_resolve import next_summaries, resolve, search_seed
 from realtime.sog.fog_search import FogSearch, FogValueFunction
 from realtime.sog.network import CVPN
 from realtime.sog.resolve import SearchSettings, Summary
 from realtime.sog.search import SoGError
-
-FIELDS = ("x", "value", "value_mask", "policy", "policy_mask", "actor")
-
+from realtime.sog.selfplay import Examples
 
 @dataclass
 class FogTrainConfig:
@@ -70,38 +68,16 @@ class FogTrainConfig:
     seed: int = 0
 
 
-@dataclass
-class Batch:
-    x: np.ndarray
-    value: np.ndarray
-    value_mask: np.ndarray
-    policy: np.ndarray
-    policy_mask: np.ndarray
-    actor: np.ndarray
-
-    @classmethod
-    def empty(cls, ps: PublicStates, width: int) -> Batch:
-        m = ps.num_keys
-        a = ps.max_actions
-        return cls(np.zeros((0, width), np.float32), np.zeros((0, m[0] + m[1]), np.float32),
-                   np.zeros((0, m[0] + m[1]), np.float32), np.zeros((0, a, max(m)), np.float32),
-                   np.zeros((0, a, max(m)), np.float32), np.zeros(0, np.int64))
-
-    def __len__(self) -> int:
-        return int(self.x.shape[0])
-
-    @staticmethod
-    def concat(parts: list[Batch]) -> Batch:
-        return Batch(*(np.concatenate([getattr(p, f) for p in parts]) for f in FIELDS))
-
-    def tail(self, n: int) -> Batch:
-        return Batch(*(getattr(self, f)[-n:] for f in FIELDS))
-
-    def rows(self, idx: np.ndarray) -> Batch:
-        return Batch(*(getattr(self, f)[idx] for f in FIELDS))
+def no_examples(ps: PublicStates) -> Examples:
+    """An empty :class:`~realtime.sog.selfplay.Examples` shaped for ``ps`` (slot keys in the place of hands)."""
+    m = ps.num_keys
+    a = ps.max_actions
+    return Examples(np.zeros((0, input_size(ps)), np.float32), np.zeros((0, m[0] + m[1]), np.float32),
+                    np.zeros((0, m[0] + m[1]), np.float32), np.zeros((0, a, max(m)), np.float32),
+                    np.zeros((0, a, max(m)), np.float32), np.zeros(0, np.int64))
 
 
-def example(ps: PublicStates, search: FogSearch, with_values: bool) -> Batch:
+def example(ps: PublicStates, search: FogSearch, with_values: bool) -> Examples:
     """The training example of a finished search at its root belief state."""
     p = search.root
     s0, s1 = search.root_slots
@@ -127,24 +103,19 @@ def example(ps: PublicStates, search: FogSearch, with_values: bool) -> Batch:
         pmask[0, : len(row), key] = 1.0
     total = policy[0].sum(axis=0)
     policy[0] = np.where(total > 0, policy[0] / np.where(total > 0, total, 1.0), pmask[0] / np.maximum(pmask[0].sum(axis=0), 1.0))
-    return Batch(x, value, vmask, policy, pmask, np.array([actor]))
+    return Examples(x, value, vmask, policy, pmask, np.array([actor]))
 
 
-def work_unit(ps: PublicStates, value_fn: FogValueFunction, cfg: FogTrainConfig, seed: int) -> tuple[Batch, int]:
+def work_unit(ps: PublicStates, value_fn: FogValueFunction, cfg: FogTrainConfig, seed: int) -> tuple[Examples, int]:
     """One self-play episode and its query solves; returns the examples and the searches run."""
     rng = np.random.default_rng(seed)
     g = ps.game
-    parts: list[Batch] = []
+    parts: list[Examples] = []
     queue: list[tuple[int, np.ndarray, np.ndarray]] = []
     searches = 0
-    h = 0
+    h = ps.deal(0, rng)
     summaries: list[Summary | None] = [None, None]
-    while True:
-        while g.player[h] == 2:
-            kids = g.children(h)
-            h = int(kids[rng.choice(len(kids), p=g.edge_prob[kids] / g.edge_prob[kids].sum())])
-        if g.player[h] == 3:
-            break
+    while g.player[h] != TERMINAL:
         p = int(ps.node_state[h])
         actor = int(g.player[h])
         nexts: list[dict[int, Summary]] = [{}, {}]
@@ -161,11 +132,8 @@ def work_unit(ps: PublicStates, value_fn: FogValueFunction, cfg: FogTrainConfig,
             nexts[own] = next_summaries(s, own)
         assert policy is not None
         mix = (1 - cfg.epsilon) * policy + cfg.epsilon / len(policy)
-        h = int(g.children(h)[int(rng.choice(len(policy), p=mix / mix.sum()))])
-        while g.player[h] == 2:
-            kids = g.children(h)
-            h = int(kids[rng.choice(len(kids), p=g.edge_prob[kids] / g.edge_prob[kids].sum())])
-        if g.player[h] == 3:
+        h = ps.deal(int(g.children(h)[int(rng.choice(len(policy), p=mix / mix.sum()))]), rng)
+        if g.player[h] == TERMINAL:
             break
         nxt = int(ps.node_state[h])
         summaries = [nexts[o].get(nxt) for o in (0, 1)]
@@ -183,10 +151,10 @@ def work_unit(ps: PublicStates, value_fn: FogValueFunction, cfg: FogTrainConfig,
         parts.append(example(ps, s, with_values=True))
         if rng.random() < cfg.q_recursive and s.stats.queries:
             queue.append(s.stats.queries[int(rng.integers(len(s.stats.queries)))])
-    return (Batch.concat(parts) if parts else Batch.empty(ps, input_size(ps))), searches
+    return (Examples.concat(parts) if parts else no_examples(ps)), searches
 
 
-def loss(net: CVPN, b: Batch) -> torch.Tensor:
+def loss(net: CVPN, b: Examples) -> torch.Tensor:
     """Huber value loss on masked slots + cross-entropy of the acting player's policy head."""
     x = torch.from_numpy(b.x)
     v, l0, l1 = net(x)
@@ -255,7 +223,7 @@ def train(ps: PublicStates, cfg: FogTrainConfig, out: str | os.PathLike[str], pr
     else:
         _save(outdir / "step-0.pt", net, opt, 0, cfg, ps.name, {"units": 0, "seconds": 0.0})
     rng = np.random.default_rng(cfg.seed + step)
-    buf = Batch.empty(ps, input_size(ps))
+    buf = no_examples(ps)
     value_fn = FogNetworkValue(net, device=torch.device("cpu"))
     start = time.perf_counter() - seconds
     saved = sorted(outdir.glob("step-*.pt"))
@@ -266,7 +234,7 @@ def train(ps: PublicStates, cfg: FogTrainConfig, out: str | os.PathLike[str], pr
             b, _ = work_unit(ps, value_fn, cfg, seed=cfg.seed * 1_000_003 + units)
             units += 1
             parts.append(b)
-        buf = Batch.concat(parts).tail(cfg.buffer)
+        buf = Examples.concat(parts).tail(cfg.buffer)
         net.train()
         for _ in range(cfg.steps_per_round):
             if step >= cfg.steps or not len(buf):

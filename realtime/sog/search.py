@@ -246,6 +246,15 @@ class SearchStats:
     queries: list[tuple[int, np.ndarray, np.ndarray]] = field(default_factory=list)
 
 
+def schedule(simulations: int, c: float) -> tuple[int, int, int]:
+    """GT-CFR(s, c)'s shape: ``(rounds, CFR updates a round, simulations a round)`` =
+    ``(max(1, s // ceil(c)), ceil(1/c), ceil(c))``."""
+    if simulations < 0 or not c > 0:
+        raise SoGError(f"GT-CFR needs s >= 0 and c > 0, got s={simulations}, c={c}")
+    sims = math.ceil(c)
+    return max(1, simulations // sims), math.ceil(1.0 / c - 1e-9), sims
+
+
 class GTCFR:
     """One GT-CFR search from public node ``root`` of ``game`` (see the module docstring).
 
@@ -452,11 +461,7 @@ class GTCFR:
 
     def run(self, simulations: int, c: float) -> GTCFR:
         """GT-CFR(s = ``simulations``, c): ``s / ceil(c)`` iterations of ``ceil(1/c)`` CFR updates + ``ceil(c)`` simulations."""
-        if simulations < 0 or not c > 0:
-            raise SoGError(f"GT-CFR needs s >= 0 and c > 0, got s={simulations}, c={c}")
-        sims = math.ceil(c)
-        updates = math.ceil(1.0 / c - 1e-9)
-        rounds = max(1, simulations // sims)
+        rounds, updates, sims = schedule(simulations, c)
         for r in range(rounds):
             if self.leaves.shape[0] == 0:
                 # The tree holds the whole subgame: simulations can expand nothing (they would only count
