@@ -28,6 +28,12 @@ Presets (see :data:`PRESETS`):
 * ``tiny``: 12 buckets on the flop, turn and river; turn potential sampled from
   12 of the 48 river cards per board; a couple of minutes on 2 cores.
 * ``default``: 200 buckets on the flop, turn and river, every feature exact.
+* ``large``: 2,000 buckets on the flop, turn and river. The river splits 200 equity levels into 10 buckets
+  each by OCHS (equity against 8 groups of opponent hands; equity alone has only 1,981 values), and the
+  flop's potential-aware histograms are over a coarser 200-bucket clustering of the turn
+  (``flop_turn_buckets``), so they stay small. Optional config keys: ``river_feature`` (``"equity"`` or
+  ``"ochs"``), ``river_equity_levels`` (OCHS only; default 1), ``ochs_groups``, ``flop_turn_buckets``
+  (default: the turn's buckets).
 
 >>> ab = load_abstraction("tiny")            # doctest: +SKIP
 >>> ab.bucket(1, parse_cards("AsKs"), parse_cards("2s7sQd"))   # doctest: +SKIP
@@ -83,6 +89,20 @@ PRESETS: dict[str, dict] = {
         "kmeans_iters": 25,
         "seed": 0,
     },
+    "large": {
+        "buckets": [169, 2000, 2000, 2000],
+        "turn_bins": 30,
+        "turn_river_samples": 0,
+        "flop_metric": "emd-potential",
+        "flop_turn_buckets": 200,
+        "turn_metric": "emd",
+        "river_feature": "ochs",
+        "river_equity_levels": 200,
+        "ochs_groups": 8,
+        "kmeans_sample": 400000,
+        "kmeans_iters": 25,
+        "seed": 0,
+    },
 }
 
 
@@ -101,6 +121,18 @@ def _config_of(preset: str | dict) -> tuple[str, dict]:
         raise CheckpointError(f"flop_metric must be 'emd-potential' or 'l2-ehs-hist', got {cfg.get('flop_metric')!r}")
     if cfg.get("turn_metric") not in ("emd", "l2"):
         raise CheckpointError(f"turn_metric must be 'emd' or 'l2', got {cfg.get('turn_metric')!r}")
+    if cfg.get("river_feature", "equity") not in ("equity", "ochs"):
+        raise CheckpointError(f"river_feature must be 'equity' or 'ochs', got {cfg.get('river_feature')!r}")
+    g = cfg.get("ochs_groups", 8)
+    if not (isinstance(g, int) and 2 <= g <= 32):
+        raise CheckpointError(f"ochs_groups must be an integer in 2..32, got {g!r}")
+    lv = cfg.get("river_equity_levels", 1)
+    if not (isinstance(lv, int) and lv >= 1 and int(b[3]) % lv == 0):
+        raise CheckpointError(f"river_equity_levels must be a positive integer dividing the river's {b[3]} buckets, "
+                              f"got {lv!r}")
+    m = cfg.get("flop_turn_buckets", b[2])
+    if not (isinstance(m, int) and 2 <= m <= int(b[2])):
+        raise CheckpointError(f"flop_turn_buckets must be an integer in 2..{b[2]} (the turn's buckets), got {m!r}")
     cfg["pipeline_version"] = PIPELINE_VERSION
     return name, cfg
 
@@ -234,8 +266,11 @@ def _build(name: str, cfg: dict, d: Path, progress: bool, force: bool) -> Path:
 
     # river ------------------------------------------------------------------------
     t0 = time.time()
-    got = _load_stage(d, "table_3", "river_dist")
-    if got is None:
+    ochs = cfg.get("river_feature", "equity") == "ochs"
+    got = _load_stage(d, "table_3", "river_bucket_eq" if ochs else "river_dist")
+    if got is None and ochs:
+        _river_ochs_stage(d, cfg, bar, progress)
+    elif got is None:
         nboards = len(F.canonical_boards(5)[0])
         with bar("river equity", nboards) as pb:
             eq, _, dist = F.river_features(progress=pb.update)
@@ -259,7 +294,9 @@ def _build(name: str, cfg: dict, d: Path, progress: bool, force: bool) -> Path:
 
     # turn -------------------------------------------------------------------------
     t0 = time.time()
-    got = _load_stage(d, "table_2", "turn_bucket_ehs")
+    mid = int(cfg.get("flop_turn_buckets", kb[2]))
+    turn_stage = ("table_2", "turn_bucket_ehs") + (("turn_mid_table", "turn_mid_ehs") if mid != kb[2] else ())
+    got = _load_stage(d, *turn_stage)
     if got is None:
         feats = _load_stage(d, "turn_ehs", "turn_ehs2", "turn_hist", "turn_weight")
         if feats is None:
@@ -278,30 +315,35 @@ def _build(name: str, cfg: dict, d: Path, progress: bool, force: bool) -> Path:
             x = emd_embed(hist)
         else:
             x = hist.astype(np.float32) / np.maximum(hist.sum(axis=1, keepdims=True), 1).astype(np.float32)
-        with tqdm(total=int(cfg["kmeans_iters"]), desc=f"turn k-means k={kb[2]}", disable=not progress) as pb:
-            _, lab = kmeans(
-                x, wt, kb[2], "emd" if cfg["turn_metric"] == "emd" else "l2", seed=seed,
-                iters=int(cfg["kmeans_iters"]), sample=int(cfg["kmeans_sample"]),
-                progress=lambda it, cost: (pb.update(1), pb.set_postfix(cost=f"{cost:.4g}")),
-            )
+        # the flop's potential-aware histograms are over `mid` turn buckets: the turn's own, or a coarser
+        # clustering of the same features when the turn has too many buckets for flop histograms to hold
+        for k_turn, table_name, means_name in ((kb[2], "table_2", "turn_bucket_ehs"),
+                                               (mid, "turn_mid_table", "turn_mid_ehs"))[: 1 if mid == kb[2] else 2]:
+            with tqdm(total=int(cfg["kmeans_iters"]), desc=f"turn k-means k={k_turn}", disable=not progress) as pb:
+                _, lab = kmeans(
+                    x, wt, k_turn, "emd" if cfg["turn_metric"] == "emd" else "l2", seed=seed,
+                    iters=int(cfg["kmeans_iters"]), sample=int(cfg["kmeans_sample"]),
+                    progress=lambda it, cost: (pb.update(1), pb.set_postfix(cost=f"{cost:.4g}")),
+                )
+            lab, means = _relabel_by(ehs, lab, wt, k_turn)
+            write_npy(_stage(d, means_name), means)
+            write_npy(_stage(d, table_name), lab.astype(_bucket_dtype(k_turn)))
         del x
-        lab, means = _relabel_by(ehs, lab, wt, kb[2])
-        write_npy(_stage(d, "turn_bucket_ehs"), means)
-        write_npy(_stage(d, "table_2"), lab.astype(_bucket_dtype(kb[2])))
     timings["turn"] = time.time() - t0
 
     # flop -------------------------------------------------------------------------
     t0 = time.time()
     got = _load_stage(d, "table_1")
     if got is None:
-        table2 = np.load(_stage(d, "table_2"), mmap_mode="r")
-        turn_means = np.load(_stage(d, "turn_bucket_ehs"))
+        mid_names = ("table_2", "turn_bucket_ehs") if mid == kb[2] else ("turn_mid_table", "turn_mid_ehs")
+        table2 = np.load(_stage(d, mid_names[0]), mmap_mode="r")
+        turn_means = np.load(_stage(d, mid_names[1]))
         tehs = np.load(_stage(d, "turn_ehs"), mmap_mode="r")
         tehs2 = np.load(_stage(d, "turn_ehs2"), mmap_mode="r")
         nboards = len(F.canonical_boards(3)[0])
         with bar("flop features", nboards) as pb:
             fehs, fehs2, fhist, fpot, fwt = F.flop_features(
-                np.asarray(tehs), np.asarray(tehs2), np.asarray(table2), kb[2], bins=int(cfg["turn_bins"]),
+                np.asarray(tehs), np.asarray(tehs2), np.asarray(table2), mid, bins=int(cfg["turn_bins"]),
                 progress=pb.update,
             )
         for nm, arr in zip(("flop_ehs", "flop_ehs2", "flop_weight"), (fehs, fehs2, fwt)):
@@ -351,6 +393,89 @@ def _build(name: str, cfg: dict, d: Path, progress: bool, force: bool) -> Path:
     }
     atomic_write_text(manifest_path, json.dumps(manifest, indent=1))
     return d
+
+
+def _weighted_draws(weights: np.ndarray, size: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """``size`` draws (with replacement, probability proportional to ``weights``) as (distinct indices, counts);
+    one int64 cumulative sum of the weights, so it suits hundreds of millions of points."""
+    cum = np.cumsum(weights, dtype=np.int64)
+    draws = np.sort(rng.integers(0, int(cum[-1]), size=size))
+    pick = np.searchsorted(cum, draws, side="right")
+    del cum
+    return np.unique(pick, return_counts=True)
+
+
+def _river_ochs_stage(d: Path, cfg: dict, bar, progress: bool) -> None:
+    """River buckets: equity levels, each split by OCHS (:func:`abstraction.features.river_ochs_features`).
+
+    The exact equity (1,981 values) is first clustered into ``river_equity_levels`` levels (1-D weighted
+    k-means, as the equity-only river); within each level, k-means (squared L2) on the OCHS vectors splits its
+    classes into ``buckets / levels`` buckets, fitted on the level's share of ``kmeans_sample``
+    weight-proportional draws. So a bucket never mixes equities farther apart than its level, and hands of one
+    equity that fare differently against strong and weak ranges are told apart. Buckets are numbered by mean
+    equity. Saves ``table_3``, ``river_half_wins`` and ``river_bucket_eq`` (the weighted (bucket, half-wins)
+    counts the quality report reads).
+    """
+    from tqdm import tqdm
+
+    from abstraction import features as F
+    from abstraction.kmeans import assign, kmeans
+
+    k = int(cfg["buckets"][3])
+    levels = int(cfg.get("river_equity_levels", 1))
+    per = k // levels
+    seed = int(cfg["seed"])
+    groups = F.ochs_groups(int(cfg.get("ochs_groups", 8)), seed=seed)
+    nboards = len(F.canonical_boards(5)[0])
+    with bar("river OCHS", nboards) as pb:
+        feat, eq, wt = F.river_ochs_features(groups, progress=pb.update)
+    write_npy(_stage(d, "river_half_wins"), eq)
+    # equity levels over the 1,981 values, weighted by how many deals have each
+    dist = np.bincount(eq, weights=wt, minlength=F.HALF_WINS + 1)
+    values = np.arange(F.HALF_WINS + 1, dtype=np.float32) / F.HALF_WINS
+    seen = np.flatnonzero(dist > 0)
+    _, lab = kmeans(values[seen], dist[seen], levels, "l2", seed=seed, iters=100)
+    lab, _ = _relabel_by(values[seen], lab, dist[seen], levels)
+    level_of_value = np.zeros(F.HALF_WINS + 1, np.int64)
+    level_of_value[seen] = lab
+    level = level_of_value[eq].astype(np.int16 if levels < 2**15 else np.int32)
+    order = np.argsort(level, kind="stable")  # the classes of each level, contiguous
+    starts = np.searchsorted(level[order], np.arange(levels + 1))
+    del level
+    rng = np.random.default_rng(seed)
+    labels: np.ndarray = np.empty(len(eq), _bucket_dtype(k))
+    sample = max(int(cfg["kmeans_sample"]) // levels, 20 * per)
+    with tqdm(total=levels, desc=f"river: {levels} equity levels x {per} OCHS clusters", disable=not progress) as pb:
+        for lv in range(levels):
+            idx = order[starts[lv]:starts[lv + 1]]
+            if len(idx) == 0:
+                pb.update(1)
+                continue
+            x = feat[idx].astype(np.float32) / 255.0
+            pick, counts = _weighted_draws(wt[idx], sample, rng)
+            centres, _ = kmeans(x[pick], counts.astype(np.float64), per, "l2", seed=seed + lv,
+                                iters=int(cfg["kmeans_iters"]))
+            labels[idx] = lv * per + assign(x, centres, "l2")
+            pb.update(1)
+    del feat, order
+    # buckets renumbered by their mean equity, and the (bucket, equity) counts of the quality report
+    n = len(eq)
+    step = 1 << 22
+    flat = np.zeros(k * (F.HALF_WINS + 1), np.float64)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        flat += np.bincount(labels[lo:hi].astype(np.int64) * (F.HALF_WINS + 1) + eq[lo:hi],
+                            weights=wt[lo:hi].astype(np.float64), minlength=len(flat))
+    cells = flat.reshape(k, F.HALF_WINS + 1)
+    tot = cells.sum(axis=1)
+    mean = np.where(tot > 0, cells @ np.arange(F.HALF_WINS + 1) / np.maximum(tot, 1e-300), np.inf)
+    renumber = np.empty(k, np.int64)
+    renumber[np.argsort(mean, kind="stable")] = np.arange(k)
+    for lo in range(0, n, step):
+        hi = min(n, lo + step)
+        labels[lo:hi] = renumber[labels[lo:hi]]
+    write_npy(_stage(d, "river_bucket_eq"), cells[np.argsort(mean, kind="stable")])
+    write_npy(_stage(d, "table_3"), labels)
 
 
 def _check_range(path: Path, table: np.ndarray, buckets: int, name: str) -> None:

@@ -64,11 +64,16 @@ def ehs_spread(path: str | Path) -> list[dict]:
         lab = np.asarray(load(f"table_{r}")).astype(np.int64)
         within, total = _weighted_spread(e, lab, w, k[r])
         rows.append({"round": r, "buckets": k[r], "within": within, "total": total})
-    # river: the bucket is a function of the equity value, so the weighted value distribution suffices
-    dist = np.asarray(load("river_dist"))
-    vb = np.asarray(load("river_value_bucket")).astype(np.int64)
-    values = np.arange(len(dist)) / (len(dist) - 1)
-    within, total = _weighted_spread(values, vb, dist, k[3])
+    if (d / "river_bucket_eq.npy").exists():  # OCHS buckets: the weighted (bucket, equity) counts
+        cells = np.asarray(load("river_bucket_eq"))
+        values = np.tile(np.arange(cells.shape[1]) / (cells.shape[1] - 1), cells.shape[0])
+        labels = np.repeat(np.arange(cells.shape[0]), cells.shape[1])
+        within, total = _weighted_spread(values, labels, cells.reshape(-1), k[3])
+    else:  # equity buckets: the bucket is a function of the equity value, so its weighted distribution suffices
+        dist = np.asarray(load("river_dist"))
+        vb = np.asarray(load("river_value_bucket")).astype(np.int64)
+        values = np.arange(len(dist)) / (len(dist) - 1)
+        within, total = _weighted_spread(values, vb, dist, k[3])
     rows.append({"round": 3, "buckets": k[3], "within": within, "total": total})
     return rows
 

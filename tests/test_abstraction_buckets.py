@@ -138,6 +138,59 @@ def test_config_changes_change_the_directory():
         artifact_dir({**PRESETS["tiny"], "buckets": [100, 2, 2, 2]})
 
 
+def test_presets_keep_their_directories():
+    """Optional config keys (river_feature, ochs_groups, flop_turn_buckets) left out keep a preset's hash, so
+    tables built before they existed stay valid."""
+    assert artifact_dir("tiny").name == "tiny-d89b0ca3ce42"
+    assert artifact_dir("default").name == "default-a9964cef5a0c"
+    assert PRESETS["large"]["buckets"] == [169, 2000, 2000, 2000]
+
+
+@pytest.mark.parametrize("key,value,message", [
+    ("river_feature", "hist", "river_feature"), ("ochs_groups", 1, "ochs_groups"),
+    ("flop_turn_buckets", 13, "flop_turn_buckets"), ("flop_turn_buckets", 1, "flop_turn_buckets"),
+    ("river_equity_levels", 7, "river_equity_levels"), ("river_equity_levels", 0, "river_equity_levels"),
+])
+def test_bad_large_options_are_refused(key, value, message):
+    with pytest.raises(CheckpointError, match=message):
+        artifact_dir({**PRESETS["tiny"], key: value})
+
+
+@pytest.mark.slow
+def test_an_ochs_build_with_coarser_flop_histograms_is_consistent(home):
+    """A small preset built the `large` way (OCHS river, flop potential over a coarser turn clustering)."""
+    from abstraction.features import equity_bruteforce
+    from abstraction.quality import ehs_spread
+
+    cfg = {**PRESETS["tiny"], "name": "ochs", "buckets": [169, 8, 12, 300], "river_feature": "ochs",
+           "river_equity_levels": 30, "ochs_groups": 4, "flop_turn_buckets": 5}
+    d = build_abstraction(cfg, progress=False)
+    ab = load_abstraction(cfg, build_if_missing=False)
+    assert np.asarray(ab.tables[3]).dtype == np.uint16  # more than 256 river buckets
+    for r in range(1, 4):
+        t = np.asarray(ab.tables[r])
+        assert t.max() < ab.num_buckets(r) and len(np.unique(t)) == ab.num_buckets(r)
+    mid = np.load(d / "turn_mid_table.npy")
+    assert mid.max() == 4 and np.asarray(ab.tables[2]).max() == 11
+    assert ab.bucket(3, parse_cards("AsKs"), parse_cards("2s7sQd4h9c")) == ab.bucket(
+        3, parse_cards("AhKh"), parse_cards("Qc7h2h4d9s"))
+    # river buckets rise with their mean equity, each within one equity level: a narrow band of equity
+    cells = np.load(d / "river_bucket_eq.npy")
+    means = cells @ np.arange(cells.shape[1]) / cells.sum(axis=1)
+    assert np.all(np.diff(means) >= 0)
+    held = [np.flatnonzero(row) / (cells.shape[1] - 1) for row in cells]
+    assert max(h.max() - h.min() for h in held) < 0.2
+    rng = np.random.default_rng(0)
+    pts = []
+    for _ in range(40):
+        c = rng.choice(52, 7, replace=False).tolist()
+        pts.append((equity_bruteforce(c[:2], c[2:]), ab.bucket(3, c[:2], c[2:])))
+    pts.sort()
+    assert all(b2 >= b1 for (e1, b1), (e2, b2) in zip(pts, pts[1:]) if e2 - e1 > 0.3)
+    rows = ehs_spread(d)
+    assert rows[3]["buckets"] == 300 and rows[3]["within"] < rows[3]["total"] / 5
+
+
 @pytest.mark.slow
 def test_tiny_build_is_consistent(home):
     """Builds tiny from scratch (a few minutes): isomorphic hands share buckets, buckets rise with EHS."""

@@ -134,3 +134,50 @@ def test_flop_ehs_matches_brute_force():
         e1, e2 = ehs_bruteforce(hole, flop)
         assert fehs[ix] == pytest.approx(e1, abs=2e-6) and fehs2[ix] == pytest.approx(e2, abs=2e-6)
         assert fhist[ix].sum() == 47
+
+
+def test_ochs_groups_split_the_hands_evenly_by_preflop_equity():
+    from abstraction.features import ochs_groups, preflop_equity
+
+    eq = preflop_equity(samples=20_000)
+    assert eq[hand_index(0, np.array(parse_cards("AsAh")))] == pytest.approx(0.852, abs=0.01)  # AA vs random
+    assert eq[hand_index(0, np.array(parse_cards("7h2c")))] == pytest.approx(0.346, abs=0.01)  # 72o
+    g = ochs_groups(8, samples=20_000)
+    combos = np.zeros(8)
+    for a in range(52):
+        for b in range(a + 1, 52):
+            combos[g[hand_index(0, np.array([a, b]))]] += 1
+    assert combos.sum() == 1326 and combos.min() > 1326 / 8 - 40 and combos.max() < 1326 / 8 + 40
+    # stronger hands sit in higher groups
+    assert g[hand_index(0, np.array(parse_cards("AsAh")))] == 7 and g[hand_index(0, np.array(parse_cards("7h2c")))] == 0
+
+
+@pytest.mark.parametrize("board", ["2c7d9hJsKc", "AhKhQhJhTh", "2s2h2d5c5h"])
+def test_river_ochs_matches_brute_force(board: str):
+    import itertools
+
+    from abstraction.features import ochs_groups, river_ochs_board
+    from pokerbot.evaluator import eval7
+
+    groups = ochs_groups(8, samples=20_000)
+    b = parse_cards(board)
+    pairs, feat, hw = river_ochs_board(b, groups)
+    live = [c for c in range(52) if c not in b]
+    rng = np.random.default_rng(1)
+    for k in rng.choice(len(pairs), 12, replace=False):
+        x, y = (int(c) for c in pairs[k])
+        mine = eval7(x, y, *b)
+        half = np.zeros(8)
+        count = np.zeros(8)
+        for u, v in itertools.combinations(live, 2):
+            if u in (x, y) or v in (x, y):
+                continue
+            theirs = eval7(u, v, *b)
+            grp = groups[hand_index(0, np.array([u, v]))]
+            half[grp] += 2 * (mine > theirs) + (mine == theirs)
+            count[grp] += 1
+        assert hw[k] == half.sum()  # the groups' half-wins add up to the equity's
+        assert hw[k] / HALF_WINS == pytest.approx(equity_bruteforce([x, y], b), abs=1e-12)
+        np.testing.assert_array_equal(feat[k], np.floor(255 * half / (2 * count) + 0.5).astype(np.uint8))
+    with pytest.raises(CardError):
+        river_ochs_board(b[:4] + b[:1], groups)

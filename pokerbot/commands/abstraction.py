@@ -10,18 +10,18 @@ HELP = "build the hold'em card abstraction (bucket tables) and report its qualit
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
     b = sub.add_parser("build", help="build the bucket tables of a preset (resumes an interrupted build)")
-    b.add_argument("--preset", default="tiny", help="tiny (minutes) or default (hundreds of buckets; default tiny)")
+    b.add_argument("--preset", default="tiny", help="tiny (minutes), default (hundreds of buckets) or large (thousands; default tiny)")
     b.add_argument("--force", action="store_true",
                    help="rebuild the clustering even if a manifest exists (default: reuse)")
     b.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
     r = sub.add_parser("report", help="within-bucket EHS spread per round of a built preset")
-    r.add_argument("--preset", default="tiny", help="a built preset: tiny or default (default tiny)")
+    r.add_argument("--preset", default="tiny", help="a built preset: tiny, default or large (default tiny)")
     r.add_argument("--exploitability", action="store_true",
                    help="also solve nlfh-small with flop buckets and measure real-game exploitability (default: off)")
     r.add_argument("--buckets", default="3,10", help="flop bucket counts for --exploitability (default 3,10)")
     r.add_argument("--iterations", type=int, default=300, help="CFR iterations for --exploitability (default 300)")
     w = sub.add_parser("bucket", help="print the bucket of a hand, e.g. AsKs 2s7sQd")
-    w.add_argument("--preset", default="tiny", help="a built preset: tiny or default (default tiny)")
+    w.add_argument("--preset", default="tiny", help="a built preset: tiny, default or large (default tiny)")
     w.add_argument("hole", help="two hole cards, e.g. AsKs")
     w.add_argument("board", nargs="?", default="", help="0, 3, 4 or 5 board cards, e.g. 2s7sQd (default: none)")
 
