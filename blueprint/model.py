@@ -86,9 +86,9 @@ def make_cards(name: str, game: GameDef) -> CardBuckets:
     """The card abstraction called ``name`` for ``game``."""
     if name == "lossless":
         return LosslessAbstraction(game)
-    if name in ("tiny", "default"):
+    if name in ("tiny", "default", "large"):
         return PresetCards(game, name)
-    raise AbstractionError(f"unknown card abstraction {name!r}: use 'lossless', 'tiny' or 'default'")
+    raise AbstractionError(f"unknown card abstraction {name!r}: use 'lossless', 'tiny', 'default' or 'large'")
 
 
 def make_menu(name: str, game: GameDef) -> BetMenuFn:
@@ -99,9 +99,11 @@ def make_menu(name: str, game: GameDef) -> BetMenuFn:
         return legal_menu
     if name == "pot_allin":
         return pot_allin_menu
-    if name in ("tiny", "default"):
-        return PotFractionMenu.tiny() if name == "tiny" else PotFractionMenu.default()
-    raise AbstractionError(f"unknown action abstraction {name!r}: use 'legal', 'pot_allin', 'tiny' or 'default'")
+    presets = {"tiny": PotFractionMenu.tiny, "default": PotFractionMenu.default, "large": PotFractionMenu.large}
+    if name in presets:
+        return presets[name]()
+    raise AbstractionError(
+        f"unknown action abstraction {name!r}: use 'legal', 'pot_allin', 'tiny', 'default' or 'large'")
 
 
 @dataclass

@@ -194,6 +194,34 @@ class PotFractionMenu:
         )
 
     @classmethod
+    def large(cls) -> PotFractionMenu:
+        """The sizes people play, with at most four raises a round.
+
+        Preflop opens of 2, 2.5 and 3 big blinds (pot fractions 0.5, 0.75, 1: heads-up, the pot after
+        calling is twice the bet faced, so a raise to ``N`` times the bet is the fraction ``(N - 1) / 2``),
+        3-bets to 3x and 4x, 4-bets to 2.2x and 2.5x, then all-in. Flop bets of 0.33, 0.66, 1 and 2 pots;
+        turn and river bets of 0.5, 1 and 2 pots; one pot-sized raise, then all-in. All-in is always there
+        (after four raises in a round, as the cap, it is the only raise).
+
+        >>> from pokerbot.gamedef import load_game
+        >>> s = State.initial(load_game("hunl"))
+        >>> [str(a) for a in PotFractionMenu.large()(s)]
+        ['f', 'c', 'r200', 'r250', 'r300', 'r20000']
+        >>> [str(a) for a in PotFractionMenu.large()(s.apply(raise_to(250)))]   # 3-bets: 3x, 4x
+        ['f', 'c', 'r750', 'r1000', 'r20000']
+        """
+        return cls(
+            {
+                0: [[0.5, 0.75, 1.0], [1.0, 1.5], [0.6, 0.75], []],
+                1: [[0.33, 0.66, 1.0, 2.0], [1.0], []],
+                2: [[0.5, 1.0, 2.0], [1.0], []],
+            },
+            max_raises=4,
+            all_in_after_cap=True,
+            name="large",
+        )
+
+    @classmethod
     def pot_allin(cls) -> PotFractionMenu:
         """One pot-size raise per street (two preflop) plus all-in: the slumbot2019 reference tree.
 

@@ -96,7 +96,7 @@ def test_bad_menus_are_rejected():
 @given(st.randoms(use_true_random=False), st.sampled_from(["hunl", "leduc-nl", "nlfh-small"]))
 def test_menu_actions_are_always_legal_along_random_play(rnd, game_name):
     game = load_game(game_name)
-    for menu in (PotFractionMenu.tiny(), PotFractionMenu.default()):
+    for menu in (PotFractionMenu.tiny(), PotFractionMenu.default(), PotFractionMenu.large()):
         s = State.initial(game)
         while not s.finished:
             acts = menu(s)

@@ -24,8 +24,9 @@ from pokerbot.state import CALL, FOLD, ActionType, State, raise_to
 from tests.conftest import random_action
 
 HUNL = load_game("hunl")
-MENUS = {"tiny": PotFractionMenu.tiny(), "default": PotFractionMenu.default(), "pot_allin": pot_allin_menu}
-TREES = [("hunl", "tiny"), ("hunl", "pot_allin"), ("leduc-nl", "tiny"), ("leduc-nl", "default"),
+MENUS = {"tiny": PotFractionMenu.tiny(), "default": PotFractionMenu.default(), "pot_allin": pot_allin_menu,
+         "large": PotFractionMenu.large()}
+TREES = [("hunl", "tiny"), ("hunl", "pot_allin"), ("hunl", "large"), ("leduc-nl", "tiny"), ("leduc-nl", "default"),
          ("nlfh-small", "tiny")]
 
 
