@@ -216,7 +216,7 @@ class AbstractGame:
         nb = np.array(self.num_buckets, dtype=np.int64)
         return int((nb[self.round[d]] * self.num_actions[d]).sum())
 
-    def bytes_per_infoset(self, regret_bytes: int = 4, sum_bytes: int = 4) -> float:
+    def bytes_per_infoset(self, regret_bytes: float = 4, sum_bytes: float = 4) -> float:
         """Average bytes of regrets + strategy sums per information set."""
         return self.num_slots * (regret_bytes + sum_bytes) / max(1, self.num_infosets)
 

@@ -7,12 +7,13 @@ and how the run is driven::
     [game]
     name = "leduc"
     [abstraction]
-    cards = "lossless"        # or a preset of abstraction.buckets: "tiny", "default"
-    actions = "legal"         # limit games; or "tiny", "default" (pokerbot.menus.PotFractionMenu), "pot_allin"
+    cards = "lossless"        # or a preset of abstraction.buckets: "tiny", "default", "large"
+    actions = "legal"         # limit games; or "tiny", "default", "large" (pokerbot.menus.PotFractionMenu), "pot_allin"
     [mccfr]
     iterations = 1_000_000
     seed = 0
-    dtype = "float64"         # regrets and strategy sums
+    dtype = "float64"         # regrets and strategy sums: float64, float32 or compact (int32 / 16-bit)
+    regret_scale = 1.0        # compact only: regrets are stored in units of 1/regret_scale chips
     discount_every = 0        # Pluribus linear discounting (0 = off)
     discount_until = 0
     prune_after = -1          # negative-regret pruning (-1 = off)
@@ -59,7 +60,8 @@ _SECTIONS = {
     "game": {"name": "game"},
     "abstraction": {"cards": "cards", "actions": "actions"},
     "mccfr": {
-        "iterations": "iterations", "seed": "seed", "dtype": "dtype", "discount_every": "discount_every",
+        "iterations": "iterations", "seed": "seed", "dtype": "dtype", "regret_scale": "regret_scale",
+        "discount_every": "discount_every",
         "discount_until": "discount_until", "prune_after": "prune_after", "prune_threshold": "prune_threshold",
         "prune_probability": "prune_probability", "regret_floor": "regret_floor", "shared_deal": "shared_deal",
     },
@@ -82,17 +84,21 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
     },
     "abstraction": {
         "cards": ("card abstraction: every hand its own bucket (small games) or a bucket-table preset of "
-                  "`pokerbot abstraction build` (hold'em)", "lossless, tiny, default"),
+                  "`pokerbot abstraction build` (hold'em)", "lossless, tiny, default, large"),
         "actions": ("action abstraction: every legal action (limit games) or a bet menu (no-limit): tiny = "
-                    "pot-size raises and all-in, default = more sizes, pot_allin = one pot raise per street "
-                    "(two preflop) and all-in", "legal, tiny, default, pot_allin"),
+                    "pot-size raises and all-in, default = more sizes, large = the sizes people play (2/2.5/3 bb "
+                    "opens, 3-bets, 4-bets; 0.33-2 pot bets), pot_allin = one pot raise per street (two preflop) and "
+                    "all-in", "legal, tiny, default, large, pot_allin"),
     },
     "mccfr": {
         "iterations": ("MCCFR iterations in all (one traversal per player each), counting those of a resumed "
                        "run", ">= 0"),
         "seed": ("seed of the deals and sampling: a run is reproducible for a seed", "0 .. 2**63-1"),
-        "dtype": ("floating type of the regrets and strategy sums (float32 halves the memory: HUNL)",
-                  "float32, float64"),
+        "dtype": ("storage of the regrets and strategy sums: float64; float32 (half the memory: HUNL); compact "
+                  "(int32 regrets, 16-bit strategy sums with a power-of-two scale per information set: 6 bytes "
+                  "an infoset action)", "float32, float64, compact"),
+        "regret_scale": ("with dtype = compact: regrets are whole numbers of 1/regret_scale chips (1 suits "
+                         "HUNL's chip scale; small games want about 1000)", "> 0"),
         "discount_every": ("linear discounting (Pluribus): every this many iterations, multiply regrets and "
                            "strategy sums by k/(k+1); 0: off", ">= 0"),
         "discount_until": ("no discounting after this iteration", ">= 0"),
@@ -129,6 +135,7 @@ class BlueprintConfig:
     actions: str = "legal"
     seed: int = 0
     dtype: str = "float64"
+    regret_scale: float = 1.0
     discount_every: int = 0
     discount_until: int = 0
     prune_after: int = -1
@@ -172,8 +179,10 @@ class BlueprintConfig:
         for name in ("game", "cards", "actions"):
             if not getattr(self, name):
                 refuse(f"{name} must not be empty")
-        if self.dtype not in ("float32", "float64"):
-            refuse(f"dtype must be float32 or float64, got {self.dtype!r}")
+        if self.dtype not in ("float32", "float64", "compact"):
+            refuse(f"dtype must be float32, float64 or compact, got {self.dtype!r}")
+        if not (math.isfinite(self.regret_scale) and self.regret_scale > 0):
+            refuse(f"regret_scale must be a positive number, got {self.regret_scale!r}")
         for name in ("iterations", "chunk", "checkpoint_every", "workers", "sync_every"):
             if int(getattr(self, name)) < (0 if name == "iterations" else 1):
                 refuse(f"{name} must be positive, got {getattr(self, name)!r}")
@@ -185,6 +194,8 @@ class BlueprintConfig:
     def identity(self) -> dict[str, Any]:
         """The fields a checkpoint must agree on (see :data:`IDENTITY_FIELDS`)."""
         out = {k: getattr(self, k) for k in IDENTITY_FIELDS}
+        if self.dtype == "compact":  # only compact runs name it, so float runs keep their identity
+            out["regret_scale"] = repr(float(self.regret_scale))
         out["regret_floor"] = repr(float(out["regret_floor"]))
         out["prune_threshold"] = repr(float(out["prune_threshold"]))
         return out
@@ -193,6 +204,7 @@ class BlueprintConfig:
         return [
             float(self.discount_every), float(self.discount_until), float(self.prune_after),
             float(self.prune_threshold), float(self.prune_probability), float(self.regret_floor),
+            float(self.regret_scale),
         ]
 
     def replace(self, **changes: Any) -> BlueprintConfig:

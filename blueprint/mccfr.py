@@ -23,6 +23,15 @@ Options (``params`` array, see :data:`PARAM_NAMES`), as in Pluribus:
   uniformly and is explored in full, which keeps every node value exact);
 * ``regret_floor``: regrets never fall below it (Pluribus floors them).
 
+Storage: float64 or float32 regrets and strategy sums, or *compact*: regrets as
+int32 in units of ``1 / regret_scale`` chips (rounded to nearest, saturating),
+strategy sums as uint16 with one power-of-two scale per information set
+(``sexp``, uint8; ``ibase[node] + bucket`` is the infoset's number). The
+current strategy ``σ(a)`` is added as ``σ(a) · 256 · 2^-e`` stochastically
+rounded (unbiased); when an entry would pass 65,535 the infoset's sums are
+halved and its ``e`` goes up, so the average (a ratio within the infoset) is
+kept. 6 bytes per infoset action instead of 8 (float32) or 16 (float64).
+
 Random numbers come from two xorshift64* streams held in uint64 arrays (one for
 deals, one for the traversal), so a run is a pure function of its seed and the
 state saved in a checkpoint resumes it bit for bit, whatever the chunk sizes.
@@ -43,7 +52,13 @@ PARAM_NAMES = (
     "prune_threshold",
     "prune_probability",
     "regret_floor",
+    "regret_scale",
 )
+
+#: Compact strategy sums: the quantum of a probability-one addition at scale exponent 0.
+SUM_QUANTUM = 256.0
+_U16_MAX = 65535.0
+_I32_MAX = 2147483647.0
 
 _M = np.uint64(0x2545F4914F6CDD1D)
 _S12, _S25, _S27, _S11 = np.uint64(12), np.uint64(25), np.uint64(27), np.uint64(11)
@@ -176,14 +191,52 @@ def _skip(a, a_n, off, f, can_prune, prune_thr, regret, kind, child, sig, val):
     return a
 
 
+@njit(cache=True, inline="always")
+def _add_sum(ssum, sexp, iset, off, a_n, sig, rng):
+    """Add the strategy ``sig`` to the strategy sums of one infoset (compact sums: see the module docstring)."""
+    if sexp.shape[0] == 0:
+        for a in range(a_n):
+            ssum[off + a] += sig[a]
+        return
+    e = np.int64(sexp[iset])
+    scale = SUM_QUANTUM * 2.0 ** (-e)
+    while e < 255:
+        full = False
+        for a in range(a_n):
+            if ssum[off + a] + sig[a] * scale + 1.0 > _U16_MAX:
+                full = True
+        if not full:
+            break
+        for a in range(a_n):
+            ssum[off + a] = np.floor(ssum[off + a] * 0.5 + uniform(rng))  # halved, rounded without bias
+        e += 1
+        scale *= 0.5
+    sexp[iset] = e
+    for a in range(a_n):
+        x = sig[a] * scale
+        q = np.floor(x)
+        if uniform(rng) < x - q:
+            q += 1.0
+        ssum[off + a] = min(ssum[off + a] + q, _U16_MAX)
+
+
+@njit(cache=True, inline="always")
+def _store_regret(regret, i, x, floor, compact):
+    x = x if x > floor else floor
+    if compact:
+        x = max(min(np.floor(x + 0.5), _I32_MAX), -_I32_MAX)
+    regret[i] = x
+
+
 @njit(cache=True)
-def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, regret, ssum, rng,
-              prune, prune_thr, floor, last_round, sigma, values, fnode, fa, fv, tmp):
+def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, regret, ssum, sexp, ibase, rng,
+              prune, prune_thr, floor, rscale, last_round, sigma, values, fnode, fa, fv, tmp):
     """One external-sampling traversal for player ``p`` (iterative: an explicit stack of the
     traverser's nodes; opponent nodes are followed in place). Returns p's sampled value."""
     node = 0
     sp = 0
     value = 0.0
+    compact = sexp.shape[0] > 0
     while True:
         # descend until a terminal value is known
         while True:
@@ -197,8 +250,7 @@ def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, re
             f = first[node]
             if actor != p:
                 _regret_match(regret, off, a_n, tmp)
-                for a in range(a_n):
-                    ssum[off + a] += tmp[a]
+                _add_sum(ssum, sexp, ibase[node] + bk[actor, rnd[node]], off, a_n, tmp, rng)
                 u = uniform(rng)
                 chosen = a_n - 1
                 acc = 0.0
@@ -244,8 +296,11 @@ def _traverse(p, bk, res, kind, player, rnd, nact, first, child, base, spent, re
             v = fv[top]
             for b in range(a_n):
                 if val[b] == val[b]:  # explored (not NaN)
-                    x = regret[off + b] + (val[b] - v)
-                    regret[off + b] = x if x > floor else floor
+                    if compact:
+                        _store_regret(regret, off + b, regret[off + b] + rscale * (val[b] - v), floor, True)
+                    else:
+                        x = regret[off + b] + (val[b] - v)
+                        regret[off + b] = x if x > floor else floor
             value = v
             sp -= 1
         if not descend:
@@ -259,9 +314,19 @@ def _scale(arr, factor):
 
 
 @njit(cache=True)
+def scale_rounded(arr, factor):
+    """Integer arrays (compact storage): scaled and rounded to nearest."""
+    for i in range(arr.shape[0]):
+        arr[i] = np.floor(arr[i] * factor + 0.5)
+
+
+@njit(cache=True)
 def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, child, base, spent,
-                   regret, ssum, rng, params, max_depth, max_actions, last_round):
+                   regret, ssum, sexp, ibase, rng, params, max_depth, max_actions, last_round):
     """Run iterations ``t0 + 1 .. t0 + count`` (1-based).
+
+    ``sexp`` / ``ibase``: compact storage's per-infoset sum exponents and the first infoset number of each
+    node (``sexp`` empty for float storage).
 
     With ``2 * count`` deals, iteration i uses deals ``2i`` and ``2i + 1`` (one per traversal);
     with ``count`` deals both traversals of iteration i share deal ``i``.
@@ -274,6 +339,8 @@ def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, c
     prune_thr = params[3]
     prune_prob = params[4]
     floor = params[5]
+    rscale = params[6]
+    compact = sexp.shape[0] > 0
     sigma = np.empty((max_depth + 1, max_actions))
     values = np.empty((max_depth + 1, max_actions))
     fnode = np.empty(max_depth + 1, dtype=np.int64)
@@ -289,14 +356,50 @@ def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, c
             if prune_after >= 0 and t > prune_after:
                 prune = uniform(rng) < prune_prob
             _traverse(p, buckets[j], np.float64(result[j]), kind, player, rnd, nact, first, child, base,
-                      spent, regret, ssum, rng, prune, prune_thr, floor, last_round, sigma, values, fnode, fa,
-                      fv, tmp)
+                      spent, regret, ssum, sexp, ibase, rng, prune, prune_thr, floor, rscale, last_round, sigma, values,
+                      fnode, fa, fv, tmp)
         if discount_every > 0 and t % discount_every == 0 and t <= discount_until:
             kk = t // discount_every
             d = kk / (kk + 1.0)
-            _scale(regret, d)
-            _scale(ssum, d)
+            if compact:
+                scale_rounded(regret, d)
+                scale_rounded(ssum, d)
+            else:
+                _scale(regret, d)
+                _scale(ssum, d)
     return count
+
+
+@njit(cache=True)
+def merge_compact(regret, ssum, sexp, s_regret, s_ssum, s_sexp, x_regret, x_ssum, x_sexp, share, floor,
+                  base, kind, rnd, nact, num_buckets, ibase):
+    """Add one worker's changes to compact arrays in place: ``regret += share * (x - s)`` (rounded, floored,
+    saturating) and, per infoset, the strategy sums' change ``x - s`` decoded by each array's exponent; the
+    merged sums take the smallest exponent (never below their own) under which they fit in 16 bits.
+    ``s_*`` is the epoch's snapshot, ``x_*`` the worker's end state, ``share`` 1 / workers."""
+    for i in range(regret.shape[0]):
+        _store_regret(regret, i, regret[i] + share * (np.float64(x_regret[i]) - np.float64(s_regret[i])), floor,
+                      True)
+    tot = np.empty(max(1, nact.max()))
+    for n in range(kind.shape[0]):
+        if kind[n] != DECISION:
+            continue
+        a_n = nact[n]
+        for b in range(num_buckets[rnd[n]]):
+            off = base[n] + b * a_n
+            iset = ibase[n] + b
+            e = np.int64(sexp[iset])
+            top = 0.0
+            for a in range(a_n):
+                v = (ssum[off + a] * 2.0 ** e + x_ssum[off + a] * 2.0 ** np.int64(x_sexp[iset])
+                     - s_ssum[off + a] * 2.0 ** np.int64(s_sexp[iset]))
+                tot[a] = v if v > 0 else 0.0
+                top = max(top, tot[a])
+            while e < 255 and top / 2.0 ** e > _U16_MAX:
+                e += 1
+            sexp[iset] = e
+            for a in range(a_n):
+                ssum[off + a] = min(np.floor(tot[a] / 2.0 ** e + 0.5), _U16_MAX)
 
 
 @njit(cache=True)

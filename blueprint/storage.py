@@ -18,7 +18,6 @@ import json
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 
 from pokerbot.errors import CheckpointError
 from pokerbot.files import atomic_write_text, plain_name, pokerbot_home

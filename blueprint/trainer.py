@@ -33,11 +33,13 @@ from blueprint.lossless import LosslessAbstraction
 from blueprint.mccfr import average_strategy, current_strategy, run_iterations, seed_state
 from blueprint.model import Blueprint, export_policy, make_cards, make_menu
 from blueprint.storage import blueprint_dir, check_identity, write_manifest
+from pokerbot.betting_tree import DECISION
 from pokerbot.errors import CheckpointError
 from pokerbot.files import exclusive
 from pokerbot.gamedef import load_game
 from pokerbot.infoset import Policy
 from pokerbot.interrupts import held, on_stop
+from pokerbot.resources import check_memory
 from pokerbot.npz import load_checked, save_checked
 
 #: A callable giving the exploitability (mbb/g) of a policy, shown on the progress bar.
@@ -56,18 +58,36 @@ class TrainResult:
         return self.iterations / self.seconds if self.seconds > 0 else 0.0
 
 
+def storage_arrays(tree: AbstractGame, dtype: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Zeroed (regrets, strategy sums, sum exponents) of a run: float arrays with no exponents, or compact
+    storage (int32, uint16, one uint8 per infoset). ``np.zeros`` maps untouched pages lazily, so information
+    sets never visited take no resident memory."""
+    if dtype == "compact":
+        return (np.zeros(tree.num_slots, np.int32), np.zeros(tree.num_slots, np.uint16),
+                np.zeros(tree.num_infosets, np.uint8))
+    return np.zeros(tree.num_slots, np.dtype(dtype)), np.zeros(tree.num_slots, np.dtype(dtype)), np.zeros(0, np.uint8)
+
+
 class Trainer:
     """One blueprint run. ``directory=None`` keeps it in memory (no checkpoints)."""
 
-    def __init__(self, config: BlueprintConfig, directory: str | Path | None | bool = True) -> None:
+    def __init__(self, config: BlueprintConfig, directory: str | Path | None | bool = True,
+                 check_fits: bool = True) -> None:
         self.config = config
         self.game = load_game(config.game)
         self.cards = make_cards(config.cards, self.game)
         self.menu = make_menu(config.actions, self.game)
         self.tree = AbstractGame.build(self.game, self.cards.num_buckets, self.menu)
-        dtype = np.dtype(config.dtype)
-        self.regret = np.zeros(self.tree.num_slots, dtype=dtype)
-        self.ssum = np.zeros(self.tree.num_slots, dtype=dtype)
+        if check_fits:
+            check_memory(self.memory_estimate(), f"training {config.name!r} ({self.tree.num_slots:,} infoset actions, "
+                         f"dtype {config.dtype}, {config.workers} worker{'s' if config.workers > 1 else ''})",
+                         hint="use dtype = \"compact\", fewer workers, or smaller abstractions")
+        #: compact storage (see :mod:`blueprint.mccfr`): int32 regrets, uint16 sums, a sum exponent per infoset
+        self.compact = config.dtype == "compact"
+        self.regret, self.ssum, self.sexp = storage_arrays(self.tree, config.dtype)
+        decision = self.tree.kind == DECISION
+        per_node = np.where(decision, np.array(self.tree.num_buckets, dtype=np.int64)[self.tree.round], 0)
+        self._ibase = np.concatenate([[0], np.cumsum(per_node)[:-1]]).astype(np.int64)
         self.deal_rng = seed_state(config.seed, 0)
         self.trav_rng = seed_state(config.seed, 1)
         self.iteration = 0
@@ -78,6 +98,9 @@ class Trainer:
         else:
             self.directory = Path(directory)
         self._params = np.array(config.params(), dtype=np.float64)
+        if self.compact:  # the kernel compares stored (scaled) regrets with the threshold and the floor
+            self._params[3] *= config.regret_scale
+            self._params[5] *= config.regret_scale
         self._num_buckets = np.array(self.tree.num_buckets, dtype=np.int64)
         self._ray: dict[str, Any] | None = None  # blueprint.distributed's ray module and workers, once started
         #: Run through ray workers (always when ``workers > 1``; set True to use ray with one worker).
@@ -85,17 +108,32 @@ class Trainer:
 
     # -- sizes --------------------------------------------------------------------------
 
+    def memory_estimate(self) -> int:
+        """Bytes this run will hold at most on this machine: its arrays (once per process that keeps a copy: see
+        :func:`blueprint.distributed.array_copies`), the betting tree and the card tables."""
+        slots, infosets = self.tree.num_slots, self.tree.num_infosets
+        per_copy = slots * 6 + infosets if self.config.dtype == "compact" else slots * 2 * np.dtype(
+            self.config.dtype).itemsize
+        copies = 1.0
+        if self.config.workers > 1 and not self.config.ray_address:
+            from blueprint.distributed import array_copies
+
+            copies = array_copies(self.config.workers)
+        tables = sum(int(getattr(t, "nbytes", 0)) for t in getattr(self.cards, "tables", ()))
+        return int(per_copy * copies) + self.tree.tree_bytes() + tables
+
     def memory_bytes(self) -> int:
-        return self.regret.nbytes + self.ssum.nbytes + self.tree.tree_bytes()
+        return self.regret.nbytes + self.ssum.nbytes + self.sexp.nbytes + self.tree.tree_bytes()
 
     def describe(self) -> dict[str, Any]:
         t = self.tree
         item = self.regret.dtype.itemsize
+        sum_item = self.ssum.dtype.itemsize + self.sexp.nbytes / max(1, t.num_slots)
         return {
             "game": self.config.game, "cards": self.config.cards, "actions": self.config.actions,
             "num_buckets": list(t.num_buckets), "nodes": t.num_nodes, "decision_nodes": t.num_decision_nodes,
             "infosets": t.num_infosets, "slots": t.num_slots,
-            "bytes_per_infoset": round(t.bytes_per_infoset(item, item), 2), "memory_bytes": self.memory_bytes(),
+            "bytes_per_infoset": round(t.bytes_per_infoset(item, sum_item), 2), "memory_bytes": self.memory_bytes(),
         }
 
     # -- iterating ------------------------------------------------------------------------
@@ -115,7 +153,7 @@ class Trainer:
         result = np.empty(deals, dtype=np.int8)
         self.cards.deal(self.deal_rng, buckets, result)
         run_iterations(self.iteration, count, buckets, result, *self._tree_args(), self.regret, self.ssum,
-                       self.trav_rng, self._params, self.tree.max_depth, self.tree.max_actions, rounds - 1)
+                       self.sexp, self._ibase, self.trav_rng, self._params, self.tree.max_depth, self.tree.max_actions, rounds - 1)
         self.iteration += count
 
     def _epoch_size(self) -> int:
@@ -172,7 +210,8 @@ class Trainer:
         path = Path(path) if path else self.checkpoint_path
         header = {"identity": self._identity(), "iteration": self.iteration}
         save_checked(path, "checkpoint", header, {
-            "regret": self.regret, "ssum": self.ssum, "deal_rng": self.deal_rng, "trav_rng": self.trav_rng,
+            "regret": self.regret, "ssum": self.ssum, "sexp": self.sexp, "deal_rng": self.deal_rng,
+            "trav_rng": self.trav_rng,
         })
         return path
 
@@ -182,7 +221,9 @@ class Trainer:
         try:
             meta, arrays = load_checked(path, "checkpoint")
             check_identity(path, meta.get("identity", {}), self._identity())
-            for name, like in (("regret", self.regret), ("ssum", self.ssum),
+            if "sexp" not in arrays and not self.compact:  # checkpoints of float runs from before compact storage
+                arrays["sexp"] = self.sexp
+            for name, like in (("regret", self.regret), ("ssum", self.ssum), ("sexp", self.sexp),
                                ("deal_rng", self.deal_rng), ("trav_rng", self.trav_rng)):
                 a = arrays.get(name)
                 if a is None or a.shape != like.shape or a.dtype != like.dtype:
@@ -195,6 +236,7 @@ class Trainer:
                                   f"(`pokerbot train --fresh` does)") from None
         self.regret = arrays["regret"].copy()
         self.ssum = arrays["ssum"].copy()
+        self.sexp = arrays["sexp"].copy()
         self.deal_rng = arrays["deal_rng"].astype(np.uint64).copy()
         self.trav_rng = arrays["trav_rng"].astype(np.uint64).copy()
         self.iteration = iteration
