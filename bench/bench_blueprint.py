@@ -69,14 +69,14 @@ def bench_leduc(seconds: float) -> dict:
 
 
 def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: int = 3,
-               shared_deal: bool = True) -> None:
+               shared_deal: bool = True, dtype: str = "float32") -> None:
     from abstraction.buckets import load_abstraction
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
 
     load_abstraction(cards, build_if_missing=False, progress=False)  # never start a long build here
     t = Trainer(BlueprintConfig(name=f"bench-{label}", game="hunl", iterations=10**12, cards=cards,
-                                actions=actions, dtype="float32", shared_deal=shared_deal), directory=None)
+                                actions=actions, dtype=dtype, shared_deal=shared_deal), directory=None)
     t.step(10)
     best = 0.0
     for _ in range(repeats):
@@ -86,7 +86,14 @@ def bench_tree(label: str, cards: str, actions: str, iterations: int, repeats: i
     d = t.describe()
     print(f"HUNL {label}: {d['decision_nodes']:,} betting nodes, {d['infosets']:,} infosets, "
           f"{d['bytes_per_infoset']} B/infoset, arrays+tree {d['memory_bytes'] / 2**20:.1f} MiB; "
-          f"{best:,.0f} it/s (best of {repeats}, one process, {'shared' if shared_deal else 'one per traversal'} deal)")
+          f"{best:,.0f} it/s (best of {repeats}, one process, {'shared' if shared_deal else 'one per traversal'} deal, "
+          f"{dtype}); resident {_rss_mib():,.0f} MiB")
+
+
+def _rss_mib() -> float:
+    """This process's resident memory now (MiB): untouched pages of the zeroed arrays are not resident."""
+    with open("/proc/self/statm") as f:
+        return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
 def bench_workers(cards: str, actions: str, per_worker: int = 100_000, epochs: int = 3) -> dict[int, float]:
@@ -184,6 +191,8 @@ def main() -> None:
                                               ("large", "large", "large", True)):
             try:
                 bench_tree(label, cards, actions, 50_000, shared_deal=shared)
+                if label == "large":
+                    bench_tree(label, cards, actions, 50_000, shared_deal=shared, dtype="compact")
             except Exception as exc:  # an abstraction preset may be missing on this machine
                 print(f"HUNL {label}: skipped ({type(exc).__name__}: {exc})")
     for cards, actions in (("tiny", "tiny"), ("tiny", "pot_allin")):

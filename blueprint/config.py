@@ -24,6 +24,7 @@ and how the run is driven::
     [run]
     chunk = 10_000            # iterations per kernel call
     checkpoint_every = 100_000
+    snapshot_every = 0        # keep the blueprint at every multiple of this (snapshots/; 0 = never)
     eval_every = 0            # exploitability on the progress bar (small games)
     workers = 1               # ray workers (1 = in-process)
     ray_address = ""          # "" = local ray; "auto" or host:port for a cluster
@@ -66,7 +67,8 @@ _SECTIONS = {
         "prune_probability": "prune_probability", "regret_floor": "regret_floor", "shared_deal": "shared_deal",
     },
     "run": {
-        "chunk": "chunk", "checkpoint_every": "checkpoint_every", "eval_every": "eval_every",
+        "chunk": "chunk", "checkpoint_every": "checkpoint_every", "snapshot_every": "snapshot_every",
+        "eval_every": "eval_every",
         "workers": "workers", "ray_address": "ray_address", "sync_every": "sync_every",
     },
 }
@@ -114,6 +116,8 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "chunk": ("iterations per kernel call (how often the progress bar and stop signals are looked at)",
                   ">= 1"),
         "checkpoint_every": ("iterations between checkpoints (a stopped run resumes from the last)", ">= 1"),
+        "snapshot_every": ("keep the blueprint as snapshots/blueprint-<iteration>.npz at every checkpoint that "
+                           "is a multiple of this, for training curves; 0: never", ">= 0"),
         "eval_every": ("iterations between exact exploitability figures on the progress bar (small games "
                        "with a lossless abstraction); 0: never", ">= 0"),
         "workers": ("ray workers; 1 trains in this process", ">= 1"),
@@ -145,6 +149,7 @@ class BlueprintConfig:
     shared_deal: bool = False
     chunk: int = 10_000
     checkpoint_every: int = 100_000
+    snapshot_every: int = 0
     eval_every: int = 0
     workers: int = 1
     ray_address: str = ""
@@ -164,6 +169,8 @@ class BlueprintConfig:
             if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
                 want = {"int": "a whole number", "float": "a number", "str": "a string", "bool": "true or false"}
                 refuse(f"{f.name} must be {want[str(f.type)]}, got {value!r}")
+        if self.snapshot_every < 0:
+            refuse(f"snapshot_every must be >= 0, got {self.snapshot_every}")
         if self.eval_every < 0:
             refuse(f"eval_every must be >= 0, got {self.eval_every}")
         if self.discount_until < 0:

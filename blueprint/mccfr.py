@@ -28,7 +28,7 @@ int32 in units of ``1 / regret_scale`` chips (rounded to nearest, saturating),
 strategy sums as uint16 with one power-of-two scale per information set
 (``sexp``, uint8; ``ibase[node] + bucket`` is the infoset's number). The
 current strategy ``σ(a)`` is added as ``σ(a) · 256 · 2^-e`` stochastically
-rounded (unbiased); when an entry would pass 65,535 the infoset's sums are
+rounded (``floor(x + u)`` with one uniform ``u`` per visit: unbiased); when an entry would pass 65,535 the infoset's sums are
 halved and its ``e`` goes up, so the average (a ratio within the infoset) is
 kept. 6 bytes per infoset action instead of 8 (float32) or 16 (float64).
 
@@ -200,24 +200,21 @@ def _add_sum(ssum, sexp, iset, off, a_n, sig, rng):
         return
     e = np.int64(sexp[iset])
     scale = SUM_QUANTUM * 2.0 ** (-e)
-    while e < 255:
-        full = False
-        for a in range(a_n):
-            if ssum[off + a] + sig[a] * scale + 1.0 > _U16_MAX:
-                full = True
-        if not full:
-            break
-        for a in range(a_n):
-            ssum[off + a] = np.floor(ssum[off + a] * 0.5 + uniform(rng))  # halved, rounded without bias
-        e += 1
-        scale *= 0.5
-    sexp[iset] = e
+    top = 0.0
     for a in range(a_n):
-        x = sig[a] * scale
-        q = np.floor(x)
-        if uniform(rng) < x - q:
-            q += 1.0
-        ssum[off + a] = min(ssum[off + a] + q, _U16_MAX)
+        top = max(top, ssum[off + a] + sig[a] * scale)
+    while top + 1.0 > _U16_MAX and e < 255:  # halve the infoset's sums (rounded without bias), double the unit
+        u = uniform(rng)
+        top = 0.0
+        scale *= 0.5
+        for a in range(a_n):
+            ssum[off + a] = np.floor(ssum[off + a] * 0.5 + u)
+            top = max(top, ssum[off + a] + sig[a] * scale)
+        e += 1
+    sexp[iset] = e
+    u = uniform(rng)  # one dither for the infoset: each floor(x + u) is x on average
+    for a in range(a_n):
+        ssum[off + a] = min(ssum[off + a] + np.floor(sig[a] * scale + u), _U16_MAX)
 
 
 @njit(cache=True, inline="always")

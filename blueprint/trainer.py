@@ -172,8 +172,8 @@ class Trainer:
 
     # -- strategies ------------------------------------------------------------------------
 
-    def average(self) -> np.ndarray:
-        out = np.empty(self.tree.num_slots, dtype=np.float64)
+    def average(self, dtype: type = np.float64) -> np.ndarray:
+        out = np.empty(self.tree.num_slots, dtype=dtype)
         t = self.tree
         average_strategy(self.ssum, t.base, t.kind, t.round, t.num_actions, self._num_buckets, out)
         return out
@@ -193,7 +193,7 @@ class Trainer:
     def blueprint(self) -> Blueprint:
         meta = {"game": self.config.game, "iterations": self.iteration, "config": self.config.identity(),
                 "name": self.config.name}
-        return Blueprint(self.tree, self.average().astype(np.float32), self.config.cards, self.config.actions, meta)
+        return Blueprint(self.tree, self.average(np.float32), self.config.cards, self.config.actions, meta)
 
     # -- checkpoints ------------------------------------------------------------------------
 
@@ -258,9 +258,20 @@ class Trainer:
                                   f"training would start over and replace it; give another --dir, or pass "
                                   f"--fresh to retrain from scratch")
 
-    def save_blueprint(self) -> Path:
+    def snapshot_path(self, iteration: int) -> Path:
+        """Where the blueprint kept at ``iteration`` lives (``snapshot_every``): ``snapshots/blueprint-<it>.npz``."""
         if self.directory is None:
             raise CheckpointError("this run has no directory")
+        return self.directory / "snapshots" / f"blueprint-{iteration}.npz"
+
+    def save_blueprint(self, path: Path | None = None) -> Path:
+        """Write the blueprint (default: the run's ``blueprint.npz``, with the manifest)."""
+        if self.directory is None:
+            raise CheckpointError("this run has no directory")
+        if path is not None:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.blueprint().save(path)
+            return path
         path = self.directory / "blueprint.npz"
         self.blueprint().save(path)
         write_manifest(self.directory, {
@@ -333,6 +344,8 @@ class Trainer:
                     if self.directory is not None and self.iteration - last_ckpt >= cfg.checkpoint_every:
                         with held():
                             self.save_checkpoint()
+                            if cfg.snapshot_every and self.iteration % cfg.snapshot_every == 0:
+                                self.save_blueprint(self.snapshot_path(self.iteration))
                         last_ckpt = self.iteration
         finally:
             if bar is not None:

@@ -217,3 +217,16 @@ def test_training_never_starts_over_silently(damage: str, tmp_path, capsys) -> N
     if damage == "deleted":  # negative control: on purpose, it retrains
         assert main(run + ["--fresh"]) == 0
         assert "done: 2,000 iterations (2,000 new" in capsys.readouterr().out
+
+
+def test_snapshots_keep_the_blueprint_along_the_run(tmp_path: Path):
+    t = Trainer(cfg(snapshot_every=2000), directory=tmp_path)
+    t.train(progress=False)
+    kept = sorted(p.name for p in (tmp_path / "snapshots").iterdir())
+    assert kept == ["blueprint-2000.npz", "blueprint-4000.npz", "blueprint-6000.npz"]
+    early, last = Blueprint.load(tmp_path / "snapshots" / kept[0]), Blueprint.load(tmp_path / "blueprint.npz")
+    assert early.meta["iterations"] == 2000 and last.meta["iterations"] == 6000
+    assert np.array_equal(Blueprint.load(tmp_path / "snapshots" / kept[-1]).strategy, last.strategy)
+    assert not np.array_equal(early.strategy, last.strategy)
+    with pytest.raises(ConfigError, match="snapshot_every"):
+        cfg(snapshot_every=-1)
