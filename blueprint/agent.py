@@ -146,7 +146,17 @@ class BlueprintAgent(Agent):
 
 
 def resolve_path(path: str | Path) -> Path:
-    """A blueprint file, or the name of a trained run under ``$POKERBOT_HOME/blueprints``."""
+    """A blueprint file, the name of a trained run under ``$POKERBOT_HOME/blueprints``, or ``RUN@ITERATION``:
+    the run's blueprint kept at that iteration (``snapshot_every``)."""
+    text = str(path)
+    run, at, it = text.rpartition("@")
+    if at and is_plain_name(run) and it.isdigit():
+        snap = blueprint_dir(run) / "snapshots" / f"blueprint-{int(it)}.npz"
+        if not snap.is_file():
+            kept = sorted((blueprint_dir(run) / "snapshots").glob("blueprint-*.npz"))
+            names = ", ".join(f"{run}@{k.stem.split('-')[-1]}" for k in kept) or "none"
+            raise CheckpointError(f"no blueprint {text!r}: {snap} is missing (kept: {names})")
+        return snap
     p = Path(path)
     if p.is_dir():
         p = p / "blueprint.npz"

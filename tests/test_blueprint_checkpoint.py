@@ -230,3 +230,14 @@ def test_snapshots_keep_the_blueprint_along_the_run(tmp_path: Path):
     assert not np.array_equal(early.strategy, last.strategy)
     with pytest.raises(ConfigError, match="snapshot_every"):
         cfg(snapshot_every=-1)
+
+
+def test_a_snapshot_is_named_run_at_iteration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    from blueprint.agent import resolve_path
+
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path))
+    t = Trainer(cfg(name="snap", snapshot_every=3000), directory=True)
+    t.train(progress=False)
+    assert resolve_path("snap@3000") == tmp_path / "blueprints" / "snap" / "snapshots" / "blueprint-3000.npz"
+    with pytest.raises(CheckpointError, match=r"snap@2000.*kept: snap@3000, snap@6000"):
+        resolve_path("snap@2000")
