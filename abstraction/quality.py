@@ -19,7 +19,7 @@ from numba import njit
 from pokerbot.errors import CheckpointError
 from pokerbot.evaluator import eval5
 
-__all__ = ["ehs_spread", "nlfh_small_exploitability", "format_report"]
+__all__ = ["ehs_spread", "nlfh_small_exploitability", "format_report", "format_comparison"]
 
 
 def _weighted_spread(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, k: int) -> tuple[float, float]:
@@ -83,6 +83,28 @@ def format_report(rows: list[dict]) -> str:
     out = ["round    buckets  within-bucket EHS std  one-bucket EHS std"]
     for r in rows:
         out.append(f"{names[r['round']]:<8} {r['buckets']:>7}  {r['within']:>21.4f}  {r['total']:>18.4f}")
+    return "\n".join(out)
+
+
+def format_comparison(reports: dict[str, list[dict]]) -> str:
+    """Several presets' :func:`ehs_spread` side by side: per round, each preset's within-bucket EHS std (its
+    buckets), then the one-bucket std.
+
+    >>> rows = [{"round": 3, "buckets": 12, "within": 0.0246, "total": 0.2948}]
+    >>> print(format_comparison({"tiny": rows, "large": [dict(rows[0], buckets=2000, within=0.0012)]}))
+    round                 tiny            large  one bucket
+    river          0.0246 (12)    0.0012 (2000)      0.2948
+    """
+    names = ["preflop", "flop", "turn", "river"]
+    out = ["round    " + "".join(f"{name:>17}" for name in reports) + "  one bucket"]
+    rounds = sorted({r["round"] for rows in reports.values() for r in rows})
+    for rnd in rounds:
+        cells, total = [], 0.0
+        for rows in reports.values():
+            row = next((r for r in rows if r["round"] == rnd), None)
+            cells.append(f"{row['within']:.4f} ({row['buckets']})" if row else "-")
+            total = row["total"] if row else total
+        out.append(f"{names[rnd]:<8} " + "".join(f"{c:>17}" for c in cells) + f"  {total:>10.4f}")
     return "\n".join(out)
 
 

@@ -40,7 +40,7 @@ state saved in a checkpoint resumes it bit for bit, whatever the chunk sizes.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from pokerbot.betting_tree import DECISION, FOLD_NODE
 from pokerbot.evaluator import eval_cards
@@ -367,36 +367,39 @@ def run_iterations(t0, count, buckets, result, kind, player, rnd, nact, first, c
     return count
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def merge_compact(regret, ssum, sexp, s_regret, s_ssum, s_sexp, x_regret, x_ssum, x_sexp, share, floor,
                   base, kind, rnd, nact, num_buckets, ibase):
     """Add one worker's changes to compact arrays in place: ``regret += share * (x - s)`` (rounded, floored,
     saturating) and, per infoset, the strategy sums' change ``x - s`` decoded by each array's exponent; the
     merged sums take the smallest exponent (never below their own) under which they fit in 16 bits.
-    ``s_*`` is the epoch's snapshot, ``x_*`` the worker's end state, ``share`` 1 / workers."""
-    for i in range(regret.shape[0]):
+    ``s_*`` is the epoch's snapshot, ``x_*`` the worker's end state, ``share`` 1 / workers. Parallel over
+    slots and nodes; every element's arithmetic is the same however the work is split."""
+    for i in prange(regret.shape[0]):
         _store_regret(regret, i, regret[i] + share * (np.float64(x_regret[i]) - np.float64(s_regret[i])), floor,
                       True)
-    tot = np.empty(max(1, nact.max()))
-    for n in range(kind.shape[0]):
+    width = max(1, nact.max())
+    for n in prange(kind.shape[0]):
         if kind[n] != DECISION:
             continue
+        tot = np.empty(width)
         a_n = nact[n]
         for b in range(num_buckets[rnd[n]]):
             off = base[n] + b * a_n
             iset = ibase[n] + b
             e = np.int64(sexp[iset])
+            unit, x_unit, s_unit = 2.0 ** e, 2.0 ** np.int64(x_sexp[iset]), 2.0 ** np.int64(s_sexp[iset])
             top = 0.0
             for a in range(a_n):
-                v = (ssum[off + a] * 2.0 ** e + x_ssum[off + a] * 2.0 ** np.int64(x_sexp[iset])
-                     - s_ssum[off + a] * 2.0 ** np.int64(s_sexp[iset]))
+                v = ssum[off + a] * unit + x_ssum[off + a] * x_unit - s_ssum[off + a] * s_unit
                 tot[a] = v if v > 0 else 0.0
                 top = max(top, tot[a])
-            while e < 255 and top / 2.0 ** e > _U16_MAX:
+            while e < 255 and top / unit > _U16_MAX:
                 e += 1
+                unit *= 2.0
             sexp[iset] = e
             for a in range(a_n):
-                ssum[off + a] = min(np.floor(tot[a] / 2.0 ** e + 0.5), _U16_MAX)
+                ssum[off + a] = min(np.floor(tot[a] / unit + 0.5), _U16_MAX)
 
 
 @njit(cache=True)

@@ -233,3 +233,17 @@ def test_more_flop_buckets_are_less_exploitable():
     e3 = nlfh_small_exploitability(3, iterations=100)["exploitability"]
     e10 = nlfh_small_exploitability(10, iterations=100)["exploitability"]
     assert e10 < e3
+
+
+def test_report_puts_presets_side_by_side(tiny_card_abstraction, capsys):
+    from abstraction.quality import ehs_spread, format_comparison
+    from pokerbot.cli import main
+
+    rows = ehs_spread(tiny_card_abstraction.path)
+    lines = format_comparison({"tiny": rows, "again": rows}).splitlines()
+    assert lines[0].split() == ["round", "tiny", "again", "one", "bucket"]
+    flop = lines[2].split()
+    assert flop[0] == "flop" and flop[1:3] == flop[3:5] and flop[2] == "(12)"
+    assert float(flop[1]) == pytest.approx(rows[1]["within"], abs=1e-4)
+    assert main(["abstraction", "report", "--preset", "tiny,no-such"]) != 0
+    assert "no-such" in capsys.readouterr().err

@@ -14,8 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     b.add_argument("--force", action="store_true",
                    help="rebuild the clustering even if a manifest exists (default: reuse)")
     b.add_argument("--no-progress", action="store_true", help="no progress bars (default: bars)")
-    r = sub.add_parser("report", help="within-bucket EHS spread per round of a built preset")
-    r.add_argument("--preset", default="tiny", help="a built preset: tiny, default or large (default tiny)")
+    r = sub.add_parser("report", help="within-bucket EHS spread per round of built presets")
+    r.add_argument("--preset", default="tiny",
+                   help="a built preset (tiny, default, large), or several comma-separated side by side (default tiny)")
     r.add_argument("--exploitability", action="store_true",
                    help="also solve nlfh-small with flop buckets and measure real-game exploitability (default: off)")
     r.add_argument("--buckets", default="3,10", help="flop bucket counts for --exploitability (default 3,10)")
@@ -59,9 +60,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {d} "
               f"(built in {m['build_seconds']} s)")
         return 0
-    from abstraction.quality import ehs_spread, format_report, nlfh_small_exploitability
+    from abstraction.quality import ehs_spread, format_comparison, format_report, nlfh_small_exploitability
 
-    ab = load_abstraction(args.preset, build_if_missing=False)
+    presets = [p.strip() for p in args.preset.split(",") if p.strip()]
+    if len(presets) > 1:
+        reports = {}
+        for name in presets:
+            one = load_abstraction(name, build_if_missing=False)
+            assert one.path is not None
+            reports[name] = ehs_spread(one.path)
+        print(format_comparison(reports))
+        presets = presets[:1]
+        if not args.exploitability:
+            return 0
+    ab = load_abstraction(presets[0], build_if_missing=False)
     sizes = "/".join(str(ab.num_buckets(r)) for r in range(4))
     print(f"card abstraction {args.preset!r}: {sizes} buckets (preflop/flop/turn/river) in {ab.path}")
     assert ab.path is not None  # a loaded abstraction has its folder
