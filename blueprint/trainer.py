@@ -173,7 +173,7 @@ class Trainer:
     # -- strategies ------------------------------------------------------------------------
 
     def average(self, dtype: type = np.float64) -> np.ndarray:
-        out = np.empty(self.tree.num_slots, dtype=dtype)
+        out: np.ndarray = np.empty(self.tree.num_slots, dtype=dtype)
         t = self.tree
         average_strategy(self.ssum, t.base, t.kind, t.round, t.num_actions, self._num_buckets, out)
         return out
