@@ -466,7 +466,13 @@ def run_experiment(exp: Experiment, progress: bool = True, out: Any = None) -> d
 def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]:
     from tqdm import tqdm
 
-    from evaluation.plots import plot_cumulative, plot_exploitability, plot_lbr, plot_win_rates
+    from evaluation.plots import (
+        plot_cumulative,
+        plot_exploitability,
+        plot_lbr,
+        plot_training_curves,
+        plot_win_rates,
+    )
     from evaluation.stats import win_rate
     from pokerbot.bots import make_agent
     from pokerbot.gamedef import load_game
@@ -602,9 +608,37 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
         plots.append(plot_lbr(lbr_table, root / "lbr.png", f"{exp.name}: LBR winnings (exploitability lower bound)"))
     if curves:
         plots.append(plot_exploitability(curves, root / "exploitability.png", f"{exp.name}: exploitability"))
+    snapshot_curves = training_curves(exp, table)
+    if snapshot_curves:
+        plots.append(plot_training_curves(snapshot_curves, root / "training_curve.png",
+                                          f"{exp.name}: blueprint snapshots ({'AIVAT' if exp.aivat else 'chips'})"))
     print(written["markdown"].read_text(), file=out)
     print(f"wrote {written['csv']}, {written['markdown']}, " + ", ".join(str(p) for p in plots), file=out)
     return written
+
+
+def training_curves(exp: Experiment, table: list[dict[str, Any]]) -> list[tuple[str, list[tuple[int, float, float]]]]:
+    """Matchups whose agent A is a blueprint snapshot (``path=RUN@ITERATION``), as curves per (run, opponent)
+    with at least two points: ``(iterations, mbb, ci95)``, AIVAT figures where the experiment has them.
+
+    >>> exp = parse_experiment({"name": "t", "game": "hunl", "hands": 10, "aivat": False,
+    ...     "matchups": [["a", "c"], ["b", "c"]],
+    ...     "agents": {"a": "blueprint.agent:make_agent?path=big@1000", "b": "blueprint.agent:make_agent?path=big@2000",
+    ...                "c": "call"}})
+    >>> rows = [{"a": "a", "b": "c", "mbb": 5.0, "ci95": 1.0}, {"a": "b", "b": "c", "mbb": 7.0, "ci95": 1.0}]
+    >>> training_curves(exp, rows)
+    [('big vs c', [(1000, 5.0, 1.0), (2000, 7.0, 1.0)])]
+    """
+    import re
+
+    found: dict[str, list[tuple[int, float, float]]] = {}
+    for row in table:
+        m = re.search(r"path=([^&@]+)@(\d+)", exp.agents.get(row["a"], ""))
+        if m is None:
+            continue
+        mbb, ci = (row["aivat_mbb"], row["aivat_ci95"]) if exp.aivat else (row["mbb"], row["ci95"])
+        found.setdefault(f"{m.group(1)} vs {row['b']}", []).append((int(m.group(2)), float(mbb), float(ci)))
+    return [(name, sorted(points)) for name, points in found.items() if len(points) >= 2]
 
 
 def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str, Any]],

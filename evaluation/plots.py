@@ -103,6 +103,22 @@ def plot_exploitability(curves: Sequence[tuple[str, Sequence[Sequence[float]]]],
     return _save(fig, plt, path)
 
 
+def plot_training_curves(curves: Sequence[tuple[str, Sequence[tuple[int, float, float]]]], path: str | Path,
+                         title: str, ylabel: str = "mbb/g (95% CI)") -> Path:
+    """Win rate against training iterations, one line per (run, opponent): points ``(iterations, mbb, ci95)``."""
+    plt = _pyplot()
+    fig, ax = plt.subplots(figsize=(6.5, 4.2))
+    for name, points in curves:
+        its, vals, cis = zip(*sorted(points))
+        ax.errorbar(its, vals, yerr=cis, marker="o", markersize=4, capsize=4, label=name)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xlabel("training iterations")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title)
+    ax.legend(fontsize=8)
+    return _save(fig, plt, path)
+
+
 def _save(fig: Any, plt: Any, path: str | Path) -> Path:
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
