@@ -167,7 +167,14 @@ def _start(trainer: Trainer) -> dict[str, Any]:
     from pokerbot.ray_util import start_ray
 
     cfg = trainer.config
-    ray = start_ray(cfg.ray_address, cfg.workers)
+    # the store holds an epoch's snapshot and every worker's returned arrays at once: sized for them (with room
+    # for the previous epoch's, freed lazily), so large trees do not spill to disk; ray's default is 30% of memory
+    from pokerbot.resources import available_memory
+
+    snapshot = trainer.regret.nbytes + trainer.ssum.nbytes + trainer.sexp.nbytes
+    want = int(2 * (1 + cfg.workers) * snapshot)
+    store = want if want > 0.3 * available_memory() and want < 0.6 * available_memory() else None
+    ray = start_ray(cfg.ray_address, cfg.workers, object_store_bytes=store)
     # Locally the workers reserve no CPU, so several runs in one process never wait on each other
     # for ray's CPU slots (the run itself decides how many workers it starts); on a cluster each
     # takes one CPU and they are spread over the nodes.

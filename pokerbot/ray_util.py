@@ -20,10 +20,13 @@ from types import ModuleType
 from typing import Any
 
 
-def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] | None = None) -> ModuleType:
+def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] | None = None,
+              object_store_bytes: int | None = None) -> ModuleType:
     """The ``ray`` module, started (locally with ``num_cpus`` CPUs, at least 1) or connected to the cluster at
     ``address``, unless it already is. ``env_vars`` are set in the local workers' environment (e.g.
-    ``{"NUMBA_NUM_THREADS": "1"}``) on top of ``PYTHONPATH``."""
+    ``{"NUMBA_NUM_THREADS": "1"}``) on top of ``PYTHONPATH``. ``object_store_bytes`` sizes a local ray's
+    object store (ray's default, 30% of the memory, when None) so that a job moving large arrays does not
+    spill them to disk."""
     import ray
 
     if ray.is_initialized():
@@ -33,6 +36,8 @@ def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] 
         ray.init(address=address, **quiet)
     else:
         env = {"PYTHONPATH": os.environ.get("PYTHONPATH", ""), **(env_vars or {})}
+        if object_store_bytes:
+            quiet["object_store_memory"] = int(object_store_bytes)
         ray.init(num_cpus=max(int(num_cpus), 1), ignore_reinit_error=True, runtime_env={"env_vars": env}, **quiet)
     return ray
 
