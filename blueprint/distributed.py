@@ -209,6 +209,18 @@ def epoch_stats(trainer: Trainer) -> list[EpochStats]:
     return [] if trainer._ray is None else list(trainer._ray["stats"])
 
 
+def discounts(every: int, until: int, t0: int, t1: int) -> list[float]:
+    """The linear-discounting factors ``k / (k + 1)`` of every ``every``-iteration interval that ends in
+    ``(t0, t1]`` and no later than ``until`` (none when ``every`` is 0).
+
+    >>> discounts(10, 25, 5, 40)
+    [0.5, 0.6666666666666666]
+    """
+    if every <= 0:
+        return []
+    return [k / (k + 1.0) for k in range(t0 // every + 1, t1 // every + 1) if k * every <= until]
+
+
 def merge(regret: np.ndarray, ssum: np.ndarray, changes: list[tuple[np.ndarray, np.ndarray]], workers: int,
           floor: float, discount_every: int, discount_until: int, t0: int, t1: int,
           acc: np.ndarray | None = None) -> None:
@@ -224,13 +236,9 @@ def merge(regret: np.ndarray, ssum: np.ndarray, changes: list[tuple[np.ndarray, 
     d_regret /= workers
     regret += d_regret  # the mean of the workers' regret changes (see the module docstring)
     np.maximum(regret, floor, out=regret)
-    every = discount_every
-    if every > 0:
-        for k in range(t0 // every + 1, t1 // every + 1):
-            if k * every <= discount_until:
-                d = k / (k + 1.0)
-                regret *= d
-                ssum *= d
+    for d in discounts(discount_every, discount_until, t0, t1):
+        regret *= d
+        ssum *= d
 
 
 def merge_compact_run(trainer: Trainer, snapshot: tuple[np.ndarray, np.ndarray, np.ndarray],
@@ -245,12 +253,9 @@ def merge_compact_run(trainer: Trainer, snapshot: tuple[np.ndarray, np.ndarray, 
         merge_compact(trainer.regret, trainer.ssum, trainer.sexp, s_regret, s_ssum, s_sexp, x_regret, x_ssum, x_sexp,
                       1.0 / len(ends), floor, tree.base, tree.kind, tree.round, tree.num_actions,
                       np.array(tree.num_buckets, dtype=np.int64), trainer._ibase)
-    every = cfg.discount_every
-    if every > 0:
-        for k in range(t0 // every + 1, t1 // every + 1):
-            if k * every <= cfg.discount_until:
-                scale_rounded(trainer.regret, k / (k + 1.0))
-                scale_rounded(trainer.ssum, k / (k + 1.0))
+    for d in discounts(cfg.discount_every, cfg.discount_until, t0, t1):
+        scale_rounded(trainer.regret, d)
+        scale_rounded(trainer.ssum, d)
 
 
 def run_epoch(trainer: Trainer, count: int | None = None) -> int:

@@ -38,6 +38,18 @@ def fake_artifact(preset="tiny"):
     return d
 
 
+def river_points(ab: CardAbstraction, n: int = 40) -> list[tuple[float, int]]:
+    """(exact equity, river bucket) of ``n`` seeded random river hands, sorted by equity."""
+    from abstraction.features import equity_bruteforce
+
+    rng = np.random.default_rng(0)
+    pts = []
+    for _ in range(n):
+        c = rng.choice(52, 7, replace=False).tolist()
+        pts.append((equity_bruteforce(c[:2], c[2:]), ab.bucket(3, c[:2], c[2:])))
+    return sorted(pts)
+
+
 @njit(cache=True)
 def _kernel_lookup(t0, t1, t2, t3, r, cards):
     """What a blueprint kernel does: tables[r][hand_index(r, cards)]."""
@@ -159,7 +171,6 @@ def test_bad_large_options_are_refused(key, value, message):
 @pytest.mark.slow
 def test_an_ochs_build_with_coarser_flop_histograms_is_consistent(home):
     """A small preset built the `large` way (OCHS river, flop potential over a coarser turn clustering)."""
-    from abstraction.features import equity_bruteforce
     from abstraction.quality import ehs_spread
 
     cfg = {**PRESETS["tiny"], "name": "ochs", "buckets": [169, 8, 12, 300], "river_feature": "ochs",
@@ -180,12 +191,7 @@ def test_an_ochs_build_with_coarser_flop_histograms_is_consistent(home):
     assert np.all(np.diff(means) >= 0)
     held = [np.flatnonzero(row) / (cells.shape[1] - 1) for row in cells]
     assert max(h.max() - h.min() for h in held) < 0.2
-    rng = np.random.default_rng(0)
-    pts = []
-    for _ in range(40):
-        c = rng.choice(52, 7, replace=False).tolist()
-        pts.append((equity_bruteforce(c[:2], c[2:]), ab.bucket(3, c[:2], c[2:])))
-    pts.sort()
+    pts = river_points(ab)
     assert all(b2 >= b1 for (e1, b1), (e2, b2) in zip(pts, pts[1:]) if e2 - e1 > 0.3)
     rows = ehs_spread(d)
     assert rows[3]["buckets"] == 300 and rows[3]["within"] < rows[3]["total"] / 5
@@ -194,7 +200,6 @@ def test_an_ochs_build_with_coarser_flop_histograms_is_consistent(home):
 @pytest.mark.slow
 def test_tiny_build_is_consistent(home):
     """Builds tiny from scratch (a few minutes): isomorphic hands share buckets, buckets rise with EHS."""
-    from abstraction.features import equity_bruteforce
     from abstraction.quality import ehs_spread
 
     d = build_abstraction("tiny", progress=False)
@@ -204,12 +209,7 @@ def test_tiny_build_is_consistent(home):
         assert t.max() < ab.num_buckets(r) and len(np.unique(t)) == ab.num_buckets(r)
     assert ab.bucket(1, parse_cards("AsKs"), parse_cards("2s7sQd")) == ab.bucket(1, parse_cards("AhKh"), parse_cards("Qc7h2h"))
     # river buckets are ordered by equity
-    rng = np.random.default_rng(0)
-    pts = []
-    for _ in range(40):
-        c = rng.choice(52, 7, replace=False).tolist()
-        pts.append((equity_bruteforce(c[:2], c[2:]), ab.bucket(3, c[:2], c[2:])))
-    pts.sort()
+    pts = river_points(ab)
     assert all(b1 <= b2 for (_, b1), (_, b2) in zip(pts, pts[1:]))
     rows = ehs_spread(d)
     assert all(row["within"] < row["total"] / 3 for row in rows[1:])

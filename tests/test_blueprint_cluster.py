@@ -50,8 +50,7 @@ np.savez(sys.argv[2], regret=t.regret, ssum=t.ssum, iteration=t.iteration,
 
 @pytest.fixture
 def cluster() -> Iterator[LoopbackCluster]:
-    if LoopbackCluster.ray_cli() is None:
-        pytest.skip("the ray command is not installed")
+    assert LoopbackCluster.ray_cli() is not None, "the ray command (installed with the ray dependency) is missing"
     c = LoopbackCluster(nodes=2, cpus_per_node=1, object_store_bytes=100 * 2**20, env={"PYTHONPATH": str(ROOT)})
     try:
         c.start()
