@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from numba import njit
 
 from blueprint.abstract_game import DECISION, AbstractGame
 from pokerbot.errors import CheckpointError, PokerbotError
@@ -69,33 +70,143 @@ def check_count(k: int, most: int | None = None) -> int:
 # --- bias --------------------------------------------------------------------------------
 
 
+class BiasedStrategy:
+    """A bias-set strategy read lazily: ``base``'s rows with the probabilities of ``kind`` actions multiplied by
+    ``factor`` and renormalised (a row of zeros reads uniform), computed at each read.
+
+    It indexes like the 1-D float64 array of the blueprint's slots it stands for (an int, a slice,
+    an integer or boolean array) and ``np.asarray`` materialises it, so a K = 4 set costs no memory
+    beyond the blueprint (four float64 copies of a 298 M-slot ``hunl-large`` blueprint are 9.5 GB).
+    Reads are vectorised over the indices: rollouts and probes read a few thousand slots.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> from blueprint.abstract_game import AbstractGame
+    >>> tree = AbstractGame.build(load_game("kuhn"), (3,))
+    >>> view = BiasedStrategy(tree, np.full(tree.num_slots, 0.5), ActionType.RAISE, 10.0)
+    >>> [round(float(x), 3) for x in view[:2]], view.shape == (tree.num_slots,)
+    ([0.091, 0.909], True)
+    """
+
+    dtype = np.dtype(np.float64)
+    ndim = 1
+
+    def __init__(self, tree: AbstractGame, base: np.ndarray, kind: ActionType, factor: float) -> None:
+        if not factor > 0:
+            raise PokerbotError(f"the bias factor must be positive, got {factor}")
+        base = np.asarray(base)
+        if base.shape != (tree.num_slots,):
+            raise PokerbotError(f"a strategy of {base.shape} entries does not fit the tree's {tree.num_slots} slots")
+        self.tree = tree
+        self.base = base
+        self.kind = kind
+        self.factor = float(factor)
+        self.shape = (int(tree.num_slots),)
+        decision = np.nonzero(tree.kind == DECISION)[0]
+        self._nodes = decision[np.argsort(tree.base[decision], kind="stable")]
+        self._starts = tree.base[self._nodes].astype(np.int64)
+
+    def __len__(self) -> int:
+        return self.shape[0]
+
+    def __getitem__(self, index: Any) -> Any:
+        n = self.shape[0]
+        if isinstance(index, slice):
+            return self._read(np.arange(*index.indices(n), dtype=np.int64))
+        arr = np.asarray(index)
+        if arr.dtype == np.bool_:
+            if arr.shape != self.shape:
+                raise IndexError(f"a boolean index of shape {arr.shape} for a strategy of {n} slots")
+            return self._read(np.nonzero(arr)[0].astype(np.int64))
+        if not np.issubdtype(arr.dtype, np.integer):
+            raise IndexError(f"strategy slots are indexed by integers, slices or booleans, not {arr.dtype}")
+        flat = arr.astype(np.int64).ravel()
+        if flat.size and (flat.min() < -n or flat.max() >= n):
+            raise IndexError(f"slot index out of range for a strategy of {n} slots")
+        out = self._read(np.where(flat < 0, flat + n, flat)).reshape(arr.shape)
+        return float(out) if arr.ndim == 0 else out
+
+    def __array__(self, dtype: Any = None, copy: Any = None) -> np.ndarray:
+        out = np.empty(self.shape[0], dtype=np.float64)
+        step = 1 << 20
+        for lo in range(0, self.shape[0], step):
+            out[lo : lo + step] = self._read(np.arange(lo, min(lo + step, self.shape[0]), dtype=np.int64))
+        return out if dtype is None else out.astype(dtype, copy=False)
+
+    def _read(self, idx: np.ndarray) -> np.ndarray:
+        """The biased probabilities at slots ``idx`` (int64, in range)."""
+        tree = self.tree
+        out = np.empty(len(idx), dtype=np.float64)
+        _biased_read(self._starts, self._nodes.astype(np.int64), tree.num_actions, tree.first_child, tree.action_kind,
+                     self.base, int(self.kind), self.factor, np.ascontiguousarray(idx), out)
+        return out
+
+
+@njit(cache=True)
+def _biased_read(starts, nodes, num_actions, first_child, action_kind, base, kind, factor, idx, out):
+    """out[i] = the biased probability at slot idx[i]: its row's entries, ``kind`` ones x factor, renormalised
+    (in action order, as a row-by-row bias sums them; uniform for a row of zeros)."""
+    for i in range(idx.shape[0]):
+        slot = idx[i]
+        lo = 0
+        hi = starts.shape[0] - 1
+        while lo < hi:  # the last decision node whose slots start at or before ``slot``
+            mid = (lo + hi + 1) // 2
+            if starts[mid] <= slot:
+                lo = mid
+            else:
+                hi = mid - 1
+        node = nodes[lo]
+        a_n = num_actions[node]
+        row = starts[lo] + (slot - starts[lo]) // a_n * a_n
+        f = first_child[node]
+        total = 0.0
+        own = 0.0
+        for j in range(a_n):
+            v = np.float64(base[row + j])
+            if action_kind[f + j] == kind:
+                v *= factor
+            total += v
+            if row + j == slot:
+                own = v
+        out[i] = own / total if total > 0 else 1.0 / a_n
+
+
+#: A strategy over a blueprint's slots: an array, or a :class:`BiasedStrategy` read lazily.
+StrategyArray = np.ndarray | BiasedStrategy
+
+
+def as_strategy(strategy: Any) -> StrategyArray:
+    """``strategy`` as an array of slots: a float array or a :class:`BiasedStrategy` as it is (a float32
+    blueprint is not copied to float64, a view not materialised), anything else as float64."""
+    if isinstance(strategy, BiasedStrategy) or (isinstance(strategy, np.ndarray) and strategy.dtype.kind == "f"):
+        return strategy
+    return np.asarray(strategy, dtype=np.float64)
+
+
 def biased_strategy(tree: AbstractGame, strategy: np.ndarray, kind: ActionType, factor: float) -> np.ndarray:
     """``strategy`` with the probabilities of ``kind`` actions multiplied by ``factor`` and renormalised
-    at every information set (``strategy[base + bucket * A + a]``, as in a Blueprint)."""
+    at every information set (``strategy[base + bucket * A + a]``, as in a Blueprint): a
+    :class:`BiasedStrategy`, materialised."""
+    return np.asarray(BiasedStrategy(tree, strategy, kind, factor))
+
+
+def bias_views(tree: AbstractGame, strategy: np.ndarray, factor: float = 10.0, k: int = 4) -> list[StrategyArray]:
+    """The first ``k`` of: the blueprint (``strategy`` itself, not a copy), then fold-, call- and
+    raise-biased :class:`BiasedStrategy` views (``factor``): the bias set without its memory."""
+    check_count(k, len(BIAS_KINDS))
     if not factor > 0:
         raise PokerbotError(f"the bias factor must be positive, got {factor}")
-    out = np.array(strategy, dtype=np.float64)
-    for n in np.nonzero(tree.kind == DECISION)[0]:
-        a_n = int(tree.num_actions[n])
-        f = int(tree.first_child[n])
-        mult = np.where(tree.action_kind[f : f + a_n] == int(kind), factor, 1.0)
-        nb = tree.num_buckets[int(tree.round[n])]
-        base = int(tree.base[n])
-        block = out[base : base + nb * a_n].reshape(nb, a_n) * mult
-        total = block.sum(axis=1, keepdims=True)
-        block = np.where(total > 0, block / np.where(total > 0, total, 1.0), 1.0 / a_n)
-        out[base : base + nb * a_n] = block.ravel()
+    out: list[StrategyArray] = [strategy]
+    for kind in BIAS_KINDS[1:k]:
+        assert kind is not None
+        out.append(BiasedStrategy(tree, strategy, kind, factor))
     return out
 
 
 def bias_strategies(tree: AbstractGame, strategy: np.ndarray, factor: float = 10.0, k: int = 4) -> list[np.ndarray]:
-    """The first ``k`` of: the blueprint, fold-, call-, raise-biased (``factor``) copies."""
-    check_count(k, len(BIAS_KINDS))
-    out = [np.array(strategy, dtype=np.float64)]
-    for kind in BIAS_KINDS[1:k]:
-        assert kind is not None
-        out.append(biased_strategy(tree, strategy, kind, factor))
-    return out
+    """The first ``k`` of: the blueprint, fold-, call-, raise-biased (``factor``) copies (float64 arrays:
+    :func:`bias_views` materialised)."""
+    return [np.array(v, dtype=np.float64) for v in bias_views(tree, strategy, factor, k)]
 
 
 # --- self-generative (exact, small games) --------------------------------------------------

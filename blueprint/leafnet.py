@@ -282,7 +282,7 @@ PROBE_SIZE = 512
 PROBE_TOLERANCE = 0.02
 
 
-def strategy_identity(tree_id: str, strategies: Sequence[np.ndarray], penalties: Sequence[float] | None = None) -> dict[str, Any]:
+def strategy_identity(tree_id: str, strategies: Sequence[Any], penalties: Sequence[float] | None = None) -> dict[str, Any]:
     """What identifies strategy arrays of one tree: the tree's id and ``PROBE_SIZE`` fixed entries of each.
 
     Entries rather than a hash, so that a continuation set compared after a round trip through its
@@ -292,7 +292,7 @@ def strategy_identity(tree_id: str, strategies: Sequence[np.ndarray], penalties:
     n = len(strategies[0])
     idx = np.sort(np.random.default_rng(12345).choice(n, size=min(PROBE_SIZE, n), replace=False))
     pen = list(penalties) if penalties is not None else [0.0] * len(strategies)
-    return {"tree": tree_id, "size": int(n), "probes": [np.round(np.asarray(s, dtype=np.float64)[idx], 4).tolist()
+    return {"tree": tree_id, "size": int(n), "probes": [np.round(np.asarray(s[idx], dtype=np.float64), 4).tolist()
                                                        for s in strategies],
             "penalties": [round(float(p), 9) for p in pen]}
 

@@ -58,6 +58,7 @@ from pathlib import Path
 import numpy as np
 
 from blueprint.agent import resolve_path
+from blueprint.continuation import StrategyArray
 from blueprint.model import Blueprint
 from blueprint.policy import BlueprintPolicy
 from pokerbot.actions import action_from_text, action_text
@@ -154,7 +155,7 @@ class Resolver:
         self.cancel = threading.Event()
         #: Absolute ``time.perf_counter()`` time by which a decision must be made (None: only the budgets).
         self.deadline: float | None = None
-        self._continuations: list[np.ndarray] | None = None
+        self._continuations: list[StrategyArray] | None = None
         #: What values the depth-limited leaves of a subgame: ``(tree, us, state) -> LeafEvaluator``; the config's
         #: evaluator by default (:meth:`config_leaves`), exact play-outs in :func:`realtime.exact.exact_leaves`.
         self.leaf_source: Callable[[PublicTree, int, State], LeafEvaluator] = self.config_leaves
@@ -394,15 +395,16 @@ class Resolver:
         tag = self.config.identity() + (f"-{self._table.key}" if self._table is not None else "")  # new table: new cache
         return pokerbot_home() / "realtime-cache" / plain_name(f"{self.config.name}-{tag}", "config name") / f"{name}.npy"
 
-    def opponent_continuations(self) -> list[np.ndarray]:
-        """The opponent's K continuation strategies beyond a depth limit (blueprint arrays; built once)."""
+    def opponent_continuations(self) -> list[StrategyArray]:
+        """The opponent's K continuation strategies beyond a depth limit, over the blueprint's slots (built once;
+        the bias set as lazy views of the blueprint, so it costs no memory of its own)."""
         lc = self.config.leaves
         if self._continuations is None:
             bp = self.blueprint
             if lc.continuations == "bias":
-                from blueprint.continuation import bias_strategies
+                from blueprint.continuation import bias_views
 
-                self._continuations = bias_strategies(bp.tree, bp.strategy, lc.factor, lc.k)
+                self._continuations = bias_views(bp.tree, bp.strategy, lc.factor, lc.k)
             else:
                 from blueprint.continuation import leaves_dir, load_set
 
@@ -412,8 +414,8 @@ class Resolver:
 
     def config_leaves(self, tree: PublicTree, us: int, state: State) -> LeafEvaluator:
         """The config's leaf evaluator for a depth-limited subgame (rollouts, the network or the preflop table)."""
-        conts: list[list[np.ndarray]] = [[], []]
-        conts[us] = [np.asarray(self.blueprint.strategy, dtype=np.float64)]
+        conts: list[list[StrategyArray]] = [[], []]
+        conts[us] = [self.blueprint.strategy]
         conts[1 - us] = list(self.opponent_continuations())
         seed = (self.config.seed * 1_000_003 + zlib.crc32(public_key(state).encode())) % (2**32)
         if self.config.leaf_evaluator(state.round) == "table":

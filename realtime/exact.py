@@ -166,7 +166,8 @@ def exact_leaves(resolver: Resolver) -> Resolver:
     from pokerbot.solver.leaf_tables import ExactLeafEvaluator
     from realtime.subgame import SubgameMenu, blueprint_on_tree
 
-    opponent = [BlueprintPolicy(replace(resolver.blueprint, strategy=s)) for s in resolver.opponent_continuations()]
+    opponent = [BlueprintPolicy(replace(resolver.blueprint, strategy=np.asarray(s)))
+                for s in resolver.opponent_continuations()]
 
     def leaves(tree: PublicTree, us: int, state: State) -> ExactLeafEvaluator:
         menu = SubgameMenu(resolver.policy, state, resolver.config.round(state.round).extra_menu(), us)

@@ -49,6 +49,7 @@ from pokerbot.state import ActionType, State
 
 if TYPE_CHECKING:
     from blueprint.abstract_game import AbstractGame
+    from blueprint.continuation import StrategyArray
     from blueprint.model import Blueprint
 
 
@@ -171,6 +172,88 @@ class _Terminal:
     path: list[tuple[int, int, int, int]]  # (node, action index, player, round)
 
 
+@dataclass
+class _TerminalPaths:
+    """The abstract terminals below one leaf, as each player's edges on their paths (for batched reach products).
+
+    ``edges[p]`` rows are player ``p``'s distinct (node, action, round) decisions on any path;
+    terminal ``t``'s path holds edges ``ids[p][ptr[p][t]:ptr[p][t + 1]]``. ``fold``/``show``: player 0's
+    chips per unit of joint reach at each terminal (a fold's signed stake, a showdown's stake to be
+    multiplied by the equity).
+    """
+
+    edges: list[np.ndarray]  # int64 (E_p, 3): node, action, round
+    ptr: list[np.ndarray]
+    ids: list[np.ndarray]
+    fold: np.ndarray
+    show: np.ndarray
+
+    @classmethod
+    def build(cls, terminals: list[_Terminal]) -> _TerminalPaths:
+        edges: list[np.ndarray] = []
+        ptrs: list[np.ndarray] = []
+        ids: list[np.ndarray] = []
+        for p in range(2):
+            index: dict[tuple[int, int, int], int] = {}
+            ptr = [0]
+            flat: list[int] = []
+            for t in terminals:
+                for node, a, q, rnd in t.path:
+                    if q == p:
+                        flat.append(index.setdefault((node, a, rnd), len(index)))
+                ptr.append(len(flat))
+            edges.append(np.array(list(index), dtype=np.int64).reshape(-1, 3))
+            ptrs.append(np.array(ptr, dtype=np.int64))
+            ids.append(np.array(flat, dtype=np.int64))
+        fold = np.array([0.0 if t.fold_by < 0 else (t.stake if t.fold_by == 1 else -t.stake) for t in terminals])
+        show = np.array([t.stake if t.fold_by < 0 else 0.0 for t in terminals])
+        return cls(edges, ptrs, ids, fold, show)
+
+    def reach(self, atree: AbstractGame, player: int, strategy: StrategyArray, buckets: np.ndarray) -> np.ndarray:
+        """R[t, c]: the product of ``player``'s probabilities on terminal ``t``'s path for card class ``c``
+        (``buckets[round, c]`` its bucket each round), with one read of ``strategy`` for all edges."""
+        e = self.edges[player]
+        ncls = buckets.shape[1]
+        if len(e) == 0:
+            return np.ones((len(self.fold), ncls))
+        node, act, rnd = e[:, 0], e[:, 1], e[:, 2]
+        na = atree.num_actions[node].astype(np.int64)
+        slots = atree.base[node].astype(np.int64)[:, None] + buckets[rnd] * na[:, None] + act[:, None]
+        probs = np.asarray(strategy[slots.ravel()], dtype=np.float64).reshape(len(e), ncls)
+        out = np.empty((len(self.fold), ncls))
+        _path_products(self.ptr[player], self.ids[player], probs, out)
+        return out
+
+    def class_values(self, reach0: Sequence[np.ndarray], reach1: Sequence[np.ndarray], eq: np.ndarray) -> np.ndarray:
+        """U[a, b, c0, c1]: player 0's payoff between card classes when player 0 plays its option ``a``
+        (path reaches ``reach0[a]``, :meth:`reach`) and player 1 its option ``b``. Fold and showdown
+        terminals are disjoint, so each terminal is in one float32 matrix product per option of player 0
+        (the terminals are the inner dimension, all of player 1's options side by side)."""
+        n0, n1 = eq.shape
+        out = np.zeros((len(reach0), len(reach1), n0, n1))
+        for weights, ids, by_equity in ((self.fold, np.nonzero(self.fold)[0], False),
+                                        (self.show, np.nonzero(self.show)[0], True)):
+            if len(ids) == 0:
+                continue
+            right = np.concatenate([r[ids] for r in reach1], axis=1).astype(np.float32)  # (T', K1 * n1)
+            for a, r0 in enumerate(reach0):
+                left = (r0[ids] * weights[ids, None]).T.astype(np.float32)
+                m = (left @ right).astype(np.float64).reshape(n0, len(reach1), n1).transpose(1, 0, 2)
+                out[a] += m * eq if by_equity else m
+        return out
+
+
+@njit(cache=True)
+def _path_products(ptr, ids, probs, out):
+    """out[t] = the product of probs[ids[k]] over k in ptr[t]..ptr[t + 1] (ones for an empty path)."""
+    for t in range(out.shape[0]):
+        out[t, :] = 1.0
+        for k in range(ptr[t], ptr[t + 1]):
+            e = ids[k]
+            for c in range(out.shape[1]):
+                out[t, c] *= probs[e, c]
+
+
 class RolloutLeafEvaluator(LeafEvaluator):
     """Rollout values of a hold'em subgame's leaves from a blueprint's continuation strategies.
 
@@ -187,10 +270,11 @@ class RolloutLeafEvaluator(LeafEvaluator):
         self,
         tree: PublicTree,
         blueprint: Blueprint,
-        continuations: tuple[Sequence[np.ndarray], Sequence[np.ndarray]],
+        continuations: tuple[Sequence[StrategyArray], Sequence[StrategyArray]],
         rollouts: int = 3,
         seed: int = 0,
     ) -> None:
+        from blueprint.continuation import as_strategy
         from blueprint.model import make_cards
         from pokerbot.solver.strength import hand_strengths
 
@@ -202,7 +286,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
             raise SolverError("the blueprint was trained for another game than the subgame's")
         cards = make_cards(blueprint.cards_name, game)
         atree = blueprint.tree
-        strats = [[np.asarray(s, dtype=np.float64) for s in continuations[p]] for p in range(2)]
+        strats = [[as_strategy(s) for s in continuations[p]] for p in range(2)]
         for p in range(2):
             for s in strats[p]:
                 if s.shape != (atree.num_slots,):
@@ -237,7 +321,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
             remaining, need = runouts[i]
             free = len(remaining) - 2 * game.num_hole_cards
             weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
-            terminals = self._terminals(atree, int(node))
+            paths = _TerminalPaths.build(self._terminals(atree, int(node)))
             every = itertools.combinations(remaining, need) if exhaustive else None
             for r in range(rollouts):
                 if every is not None:
@@ -266,9 +350,11 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 strengths = [hand_strengths(tree.hands[p].astype(np.int64), np.array(full, dtype=np.int64)) for p in range(2)]
                 eq = _class_equity(strengths[0], strengths[1], cls[0][i, r], cls[1][i, r],
                                    tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64), rows[i, r], cols[i, r])
+                reach = [[paths.reach(atree, p, st, buckets[p]) for st in strats[p]] for p in range(2)]
+                values = paths.class_values(reach[0], reach[1], eq) * scale
                 for a in range(k0):
                     for b in range(k1):
-                        u = self._class_values(atree, terminals, (strats[0][a], strats[1][b]), buckets, eq) * scale
+                        u = values[a, b]
                         offsets[i, r, a, b] = pos
                         chunks.append(u.ravel())
                         pos += u.size
@@ -318,25 +404,6 @@ class RolloutLeafEvaluator(LeafEvaluator):
             else:
                 out.append(_Terminal(-1, float(min(atree.spent[n])), path))
         return out
-
-    @staticmethod
-    def _class_values(atree: AbstractGame, terminals: list[_Terminal], strats: tuple[np.ndarray, np.ndarray],
-                      buckets: list[np.ndarray], eq: np.ndarray) -> np.ndarray:
-        """U[c0, c1]: player 0's payoff between bucket classes under the two strategies."""
-        n = (buckets[0].shape[1], buckets[1].shape[1])
-        fold = np.zeros(n)
-        show = np.zeros(n)
-        for t in terminals:
-            reach = [np.ones(n[0]), np.ones(n[1])]
-            for node, a, p, rnd in t.path:
-                na = int(atree.num_actions[node])
-                reach[p] = reach[p] * strats[p][int(atree.base[node]) + buckets[p][rnd] * na + a]
-            outer = np.outer(reach[0], reach[1])
-            if t.fold_by < 0:
-                show += t.stake * outer
-            else:
-                fold += (t.stake if t.fold_by == 1 else -t.stake) * outer
-        return fold + show * eq
 
     def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
         nl = opp_reach.shape[0]

@@ -37,6 +37,7 @@ from typing import Any
 import numpy as np
 from numba import njit
 
+from blueprint.continuation import StrategyArray
 from blueprint.leafnet import (
     FEATURE_NAME,
     FEATURE_VERSION,
@@ -282,8 +283,8 @@ def make_leaf_evaluator(
     tree: PublicTree,
     *,
     blueprint: Any,
-    continuations: tuple[Sequence[np.ndarray], Sequence[np.ndarray]],
-    continuation_set: Sequence[np.ndarray] | None = None,
+    continuations: tuple[Sequence[StrategyArray], Sequence[StrategyArray]],
+    continuation_set: Sequence[StrategyArray] | None = None,
     options: tuple[Sequence[int], Sequence[int]] | None = None,
     model: str | os.PathLike[str] | LeafNet | None = None,
     rollouts: int = 3,
@@ -329,7 +330,7 @@ def load_model(model: str | os.PathLike[str]) -> LeafNet:
     return LeafNet.load(leafnet_dir(str(model)) / "model" if named else path)
 
 
-def agent_leaf_model(config: Any, blueprint: Any, continuations: Sequence[np.ndarray]) -> LeafNet:
+def agent_leaf_model(config: Any, blueprint: Any, continuations: Sequence[StrategyArray]) -> LeafNet:
     """The leaf-value model of a real-time agent's config (``[leaves] model``), checked before any hand is played.
 
     ``config`` is a :class:`realtime.config.RealtimeConfig` whose ``network_rounds()`` are not

@@ -57,6 +57,7 @@ from pokerbot.solver.tree import PublicTree, SolverError, hand_universe
 from realtime.network_leaves import ClassPairLeaves
 
 if TYPE_CHECKING:
+    from blueprint.continuation import StrategyArray
     from blueprint.model import Blueprint, PresetCards
     from pokerbot.gamedef import GameDef
 
@@ -266,7 +267,7 @@ class FlopStartTable:
     abstraction that large raises :class:`~blueprint.values.BlueprintValueError`.
     """
 
-    def __init__(self, blueprint: Blueprint, continuations: Sequence[np.ndarray], samples: int | None = None,
+    def __init__(self, blueprint: Blueprint, continuations: Sequence[StrategyArray], samples: int | None = None,
                  table_seed: int = 0, flops_per_pair: int | None = None, cache: bool = True,
                  deals_per_pair: int | None = None) -> None:
         import hashlib

@@ -12,8 +12,10 @@ import pytest
 from blueprint.config import BlueprintConfig
 from blueprint.continuation import (
     BIAS_KINDS,
+    BiasedStrategy,
     ContinuationError,
     bias_strategies,
+    bias_views,
     build_bias_set,
     dequantize,
     load_set,
@@ -62,6 +64,54 @@ def test_bias_multiplies_one_kind_and_renormalises(leduc_blueprint) -> None:
                 r0 = base[mixed][:, hit].sum(axis=1) / base[mixed][:, ~hit].sum(axis=1)
                 np.testing.assert_allclose(r, 10.0 * r0, rtol=1e-6)
     assert ActionType.FOLD in BIAS_KINDS
+
+
+def _biased_per_node(tree, strategy, kind, factor):
+    """The bias, one information-set row at a time (the reference the lazy view is checked against)."""
+    from blueprint.abstract_game import DECISION
+
+    out = np.array(strategy, dtype=np.float64)
+    for n in np.nonzero(tree.kind == DECISION)[0]:
+        a_n = int(tree.num_actions[n])
+        f = int(tree.first_child[n])
+        mult = np.where(tree.action_kind[f : f + a_n] == int(kind), factor, 1.0)
+        base = int(tree.base[n])
+        for lo in range(base, base + tree.num_buckets[int(tree.round[n])] * a_n, a_n):
+            row = out[lo : lo + a_n] * mult
+            out[lo : lo + a_n] = row / row.sum() if row.sum() > 0 else 1.0 / a_n
+    return out
+
+
+def test_lazy_bias_views_read_what_a_row_by_row_bias_computes(leduc_blueprint) -> None:
+    tree, bp = leduc_blueprint
+    bp32 = np.array(bp, dtype=np.float32)  # a copy: the fixture stays as it is
+    bp32[:3] = 0.0  # a row of zeros reads uniform
+    views = bias_views(tree, bp32, 10.0, 4)
+    assert views[0] is bp32  # the blueprint itself: no copy
+    rng = np.random.default_rng(0)
+    idx = rng.integers(0, tree.num_slots, size=500)
+    for view, kind in zip(views[1:], BIAS_KINDS[1:]):
+        assert isinstance(view, BiasedStrategy) and view.shape == (tree.num_slots,) and len(view) == tree.num_slots
+        want = _biased_per_node(tree, bp32, kind, 10.0)
+        np.testing.assert_allclose(np.asarray(view), want, rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(view[idx], want[idx], rtol=1e-12, atol=1e-15)
+        np.testing.assert_allclose(view[idx.reshape(20, 25)], want[idx].reshape(20, 25), rtol=1e-12)
+        assert view[7] == pytest.approx(want[7]) and view[-1] == pytest.approx(want[-1])
+        np.testing.assert_allclose(view[5:40:3], want[5:40:3], rtol=1e-12)
+        mask = np.zeros(tree.num_slots, dtype=bool)
+        mask[idx] = True
+        np.testing.assert_allclose(view[mask], want[mask], rtol=1e-12)
+        np.testing.assert_array_equal(np.asarray(view), bias_strategies(tree, bp32, 10.0, 4)[BIAS_KINDS.index(kind)])
+    # Negative control: the reference differs from the unbiased blueprint where the bias has anything to move.
+    assert np.max(np.abs(_biased_per_node(tree, bp32, ActionType.RAISE, 10.0) - bp32)) > 0.1
+    with pytest.raises(IndexError):
+        views[1][tree.num_slots]
+    with pytest.raises(IndexError):
+        views[1][np.array([0.5])]
+    with pytest.raises(Exception, match="does not fit"):
+        BiasedStrategy(tree, bp32[:-1], ActionType.CALL, 10.0)
+    with pytest.raises(Exception, match="positive"):
+        bias_views(tree, bp32, 0.0, 2)
 
 
 def test_quantized_storage_is_one_byte_per_infoset_action(leduc_blueprint) -> None:

@@ -163,3 +163,56 @@ def test_every_runout_rollouts_are_the_exact_continuation_values(leduc_exact_and
             assert np.abs(other.values(player, reach)[:, :, own] - want).max() > 1e-3 * scale
         everyone = rng.random((len(dl.continuation_leaves), 1, dl.num_hands[1 - player]))
         assert np.abs(rollouts.values(player, everyone) - exact.values(player, everyone)).max() > 1e-2 * scale
+
+
+def _class_values_per_terminal(atree, terminals, strats, buckets, eq):
+    """Player 0's payoff between card classes, one terminal and one path edge at a time (the reference)."""
+    n = (buckets[0].shape[1], buckets[1].shape[1])
+    fold = np.zeros(n)
+    show = np.zeros(n)
+    for t in terminals:
+        reach = [np.ones(n[0]), np.ones(n[1])]
+        for node, a, p, rnd in t.path:
+            na = int(atree.num_actions[node])
+            reach[p] = reach[p] * np.asarray(strats[p])[int(atree.base[node]) + buckets[p][rnd] * na + a]
+        outer = np.outer(reach[0], reach[1])
+        if t.fold_by < 0:
+            show += t.stake * outer
+        else:
+            fold += (t.stake if t.fold_by == 1 else -t.stake) * outer
+    return fold + show * eq
+
+
+def test_batched_path_reaches_match_the_per_terminal_sum(setup) -> None:
+    from blueprint.continuation import bias_views
+    from realtime.leaf_values import RolloutLeafEvaluator, _TerminalPaths, map_to_abstract
+
+    bp, tree, sets = setup
+    atree = bp.tree
+    views = bias_views(atree, np.asarray(bp.strategy, dtype=np.float32), 10.0, 4)
+    rng = np.random.default_rng(3)
+    checked = 0
+    leaves = tree.continuation_leaves[:6]
+    assert len(leaves) >= 3
+    for li in leaves:
+        node, _ = map_to_abstract(atree, tree.leaf_states[int(li)])
+        terminals = RolloutLeafEvaluator._terminals(atree, int(node))
+        paths = _TerminalPaths.build(terminals)
+        rnd0 = int(atree.round[node]) if atree.kind[node] == 0 else 3
+        buckets = [np.zeros((4, n), dtype=np.int64) for n in (7, 5)]
+        for p in range(2):
+            for r in range(rnd0, 4):
+                buckets[p][r] = rng.integers(0, atree.num_buckets[r], size=buckets[p].shape[1])
+        eq = rng.uniform(-1, 1, size=(7, 5))
+        reach = [[paths.reach(atree, p, v, buckets[p]) for v in views] for p in range(2)]
+        got = paths.class_values(reach[0][:3], reach[1], eq)  # (3, 4, 7, 5)
+        assert got.shape == (3, 4, 7, 5)
+        for a, b in ((0, 0), (0, 3), (2, 1)):
+            want = _class_values_per_terminal(atree, terminals, (sets[a], sets[b]), buckets, eq)
+            np.testing.assert_allclose(got[a, b], want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+            checked += 1
+        # Negative control: other strategies give other values.
+        other = _class_values_per_terminal(atree, terminals, (sets[0], sets[1]), buckets, eq)
+        if len(terminals) > 2:
+            assert not np.allclose(other, _class_values_per_terminal(atree, terminals, (sets[0], sets[3]), buckets, eq))
+    assert checked == 3 * len(leaves)
