@@ -5,8 +5,9 @@
   round's total EHS standard deviation) for scale.
 * :func:`nlfh_small_exploitability`: in the small-deck no-limit flop hold'em
   (``nlfh-small``), solve the game with the flop cards abstracted into ``k``
-  EHS buckets (information sets tied across boards and hands of a bucket) and
-  measure the exploitability of that equilibrium in the real game.
+  buckets (:func:`nlfh_small_flop_buckets`: equity, or OCHS within equity levels
+  as the ``large`` preset's river; information sets tied across boards and hands
+  of a bucket) and measure the exploitability of that equilibrium in the real game.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from numba import njit
 from pokerbot.errors import CheckpointError
 from pokerbot.evaluator import eval5
 
-__all__ = ["ehs_spread", "nlfh_small_exploitability", "format_report", "format_comparison"]
+__all__ = ["ehs_spread", "nlfh_small_exploitability", "nlfh_small_flop_buckets", "format_report", "format_comparison"]
 
 
 def _weighted_spread(values: np.ndarray, labels: np.ndarray, weights: np.ndarray, k: int) -> tuple[float, float]:
@@ -135,22 +136,100 @@ def _flop_equities(hands, boards, out):
             out[b, h] = s / n
 
 
+@njit(cache=True)
+def _flop_ochs(hands, boards, group, groups, out):
+    """Showdown equity of every hand on every 3-card board against each group of opponent hands
+    (``out[b, h, g]``; -1 where the hand is blocked by the board, or no hand of the group is left)."""
+    for b in range(boards.shape[0]):
+        bm = (np.int64(1) << boards[b, 0]) | (np.int64(1) << boards[b, 1]) | (np.int64(1) << boards[b, 2])
+        vals = np.empty(hands.shape[0], np.int32)
+        masks = np.empty(hands.shape[0], np.int64)
+        for h in range(hands.shape[0]):
+            masks[h] = (np.int64(1) << hands[h, 0]) | (np.int64(1) << hands[h, 1])
+            vals[h] = eval5(hands[h, 0], hands[h, 1], boards[b, 0], boards[b, 1], boards[b, 2])
+        s = np.zeros(groups)
+        n = np.zeros(groups)
+        for h in range(hands.shape[0]):
+            if masks[h] & bm:
+                out[b, h, :] = -1.0
+                continue
+            s[:] = 0.0
+            n[:] = 0.0
+            for o in range(hands.shape[0]):
+                if masks[o] & (bm | masks[h]):
+                    continue
+                g = group[o]
+                n[g] += 1.0
+                if vals[h] > vals[o]:
+                    s[g] += 1.0
+                elif vals[h] == vals[o]:
+                    s[g] += 0.5
+            for g in range(groups):
+                out[b, h, g] = s[g] / n[g] if n[g] > 0 else -1.0
+
+
+def nlfh_small_flop_buckets(
+    hands: np.ndarray, boards: np.ndarray, buckets: int, features: str = "equity", levels: int = 0,
+    groups: int = 8, seed: int = 0
+) -> np.ndarray:
+    """Flop buckets of nlfh-small (int64 ``(boards, hands)``, -1 where a hand is blocked by the board).
+
+    ``features="equity"``: 1-D k-means on each (board, hand)'s showdown equity. ``"ochs"``: as the
+    ``large`` preset's river: the equity clustered into ``levels`` levels, then each level into
+    ``buckets // levels`` buckets by k-means on the hand's equities against ``groups`` groups of
+    opponent hands (the hands sorted by their equity before the flop, cut into equal runs).
+    """
+    from abstraction.kmeans import kmeans
+
+    if features not in ("equity", "ochs"):
+        raise ValueError(f"flop features are 'equity' or 'ochs', got {features!r}")
+    eq = np.empty((len(boards), len(hands)))
+    _flop_equities(hands, boards, eq)
+    ok = eq >= 0
+    out = np.full(eq.shape, -1, np.int64)
+    if features == "equity":
+        _, lab = kmeans(eq[ok], np.ones(int(ok.sum())), buckets, "l2", seed=seed, iters=100)
+        out[ok] = lab
+        return out
+    if levels < 1 or buckets % levels:
+        raise ValueError(f"OCHS buckets come as levels x clusters: {buckets} buckets, {levels} levels")
+    per = buckets // levels
+    preflop = np.where(ok, eq, 0.0).sum(axis=0) / ok.sum(axis=0)  # every flop equally likely
+    order = np.argsort(preflop, kind="stable")
+    group = np.empty(len(hands), np.int64)
+    group[order] = np.arange(len(hands)) * groups // len(hands)
+    ochs = np.empty((len(boards), len(hands), groups))
+    _flop_ochs(hands, boards, group, groups, ochs)
+    ochs = np.where(ochs < 0, eq[:, :, None], ochs)  # a group with no hand left: the overall equity
+    _, level = kmeans(eq[ok], np.ones(int(ok.sum())), levels, "l2", seed=seed, iters=100)
+    feats = ochs[ok]
+    lab = np.empty(len(level), np.int64)
+    for lv in range(levels):
+        sel = np.nonzero(level == lv)[0]
+        k = min(per, len(sel))
+        _, sub = kmeans(feats[sel], np.ones(len(sel)), k, "l2", seed=seed, iters=100)
+        lab[sel] = lv * per + sub
+    out[ok] = lab
+    return out
+
+
 def nlfh_small_exploitability(
-    buckets: int | None, iterations: int = 300, bet_menu=None, seed: int = 0, algorithm: str = "dcfr"
+    buckets: int | None, iterations: int = 300, bet_menu=None, seed: int = 0, algorithm: str = "dcfr",
+    features: str = "equity", levels: int = 0, groups: int = 8
 ) -> dict:
     """Real-game exploitability (mbb/g) of the equilibrium of nlfh-small with ``buckets`` flop buckets.
 
-    The flop (the last round) is abstracted by 1-D k-means on each (board, hand)'s exact
-    showdown equity; an abstract information set is (betting, flop bucket), tied across
-    boards and hands by summing their regrets and strategy sums every iteration
-    (simultaneous updates). Preflop stays lossless. ``buckets=None`` solves without
+    The flop (the last round) is abstracted by :func:`nlfh_small_flop_buckets` (``features``:
+    1-D k-means on each (board, hand)'s exact showdown equity, or OCHS within ``levels`` equity
+    levels against ``groups`` opponent groups); an abstract information set is (betting, flop
+    bucket), tied across boards and hands by summing their regrets and strategy sums every
+    iteration (simultaneous updates). Preflop stays lossless. ``buckets=None`` solves without
     abstraction. Returns a dict: ``exploitability`` (mbb/g, real game, same bet
     menu), ``seconds``, and ``tie_spread`` (largest strategy difference inside an
     abstract information set: 0 up to rounding when the tying works).
     """
     import time
 
-    from abstraction.kmeans import kmeans
     from pokerbot.gamedef import load_game
     from pokerbot.menus import PotFractionMenu
     from pokerbot.solver import Solver, build_tree, exploitability
@@ -165,14 +244,8 @@ def nlfh_small_exploitability(
         flop_ids = [b for b, grp in enumerate(tree.boards) if len(grp) == 2 and len(grp[1]) == 3]
         boards = np.array([tree.boards[b][1] for b in flop_ids], np.int64)
         hands = tree.hands[0].astype(np.int64)
-        eq = np.empty((len(boards), len(hands)))
-        _flop_equities(hands, boards, eq)
-        ok = eq >= 0
-        _, lab = kmeans(eq[ok], np.ones(int(ok.sum())), buckets, "l2", seed=seed, iters=100)
         bmap = np.full((len(tree.boards), len(hands)), -1, np.int64)
-        sub = np.full(eq.shape, -1, np.int64)
-        sub[ok] = lab
-        bmap[flop_ids] = sub
+        bmap[flop_ids] = nlfh_small_flop_buckets(hands, boards, buckets, features, levels, groups, seed)
         flop_set = set(flop_ids)
         for p in range(2):
             nh = tree.num_hands[p]

@@ -226,6 +226,47 @@ def test_nlfh_small_abstract_equilibrium_is_tied_and_measured():
     assert 0.0 < res["exploitability"] < 0.9 * uniform  # measured 1777 vs 2425 mbb/g
 
 
+def test_nlfh_small_ochs_buckets_split_equity_levels_by_opponent_groups():
+    from abstraction.quality import _flop_equities, _flop_ochs, nlfh_small_flop_buckets, nlfh_small_exploitability
+    from pokerbot.gamedef import load_game
+    from pokerbot.menus import PotFractionMenu
+    from pokerbot.solver import build_tree
+
+    tree = build_tree(load_game("nlfh-small"), PotFractionMenu.tiny())
+    hands = tree.hands[0].astype(np.int64)
+    flops = [grp[1] for grp in tree.boards if len(grp) == 2 and len(grp[1]) == 3]
+    boards = np.array(flops[:: max(1, len(flops) // 40)], np.int64)  # a spread of 40-odd boards
+    eq = np.empty((len(boards), len(hands)))
+    _flop_equities(hands, boards, eq)
+    # The groups' results add up to the equity against every hand (counts and half-wins exact).
+    group = np.arange(len(hands)) % 3
+    ochs = np.empty((len(boards), len(hands), 3))
+    _flop_ochs(hands, boards, group, 3, ochs)
+    ok = eq >= 0
+    assert np.array_equal(ok, ochs[:, :, 0] >= 0) and not ok.all()
+    b, h = np.nonzero(ok)
+    for bi, hi in list(zip(b, h))[::97]:
+        masks = np.array([(1 << int(x)) | (1 << int(y)) for x, y in hands])
+        used = (1 << int(boards[bi, 0])) | (1 << int(boards[bi, 1])) | (1 << int(boards[bi, 2])) | int(masks[hi])
+        n = np.array([np.sum((masks & used == 0) & (group == g)) for g in range(3)])
+        assert abs(float(n @ ochs[bi, hi]) / n.sum() - eq[bi, hi]) < 1e-12
+    lab = nlfh_small_flop_buckets(hands, boards, 6, "ochs", levels=3)
+    assert np.array_equal(lab >= 0, ok) and set(np.unique(lab[ok])) <= set(range(6))
+    # No bucket mixes equity levels: the equity ranges of the three levels do not overlap.
+    level = lab[ok] // 2
+    spans = sorted((eq[ok][level == lv].min(), eq[ok][level == lv].max()) for lv in range(3))
+    assert all(spans[i][1] < spans[i + 1][0] for i in range(2))
+    # ... and it is another partition than 6 equity buckets (the same one would pair each label with one other).
+    eq_lab = nlfh_small_flop_buckets(hands, boards, 6, "equity")
+    assert np.unique(np.stack([eq_lab[ok], lab[ok]]), axis=1).shape[1] > 6
+    with pytest.raises(ValueError, match="levels"):
+        nlfh_small_flop_buckets(hands, boards, 6, "ochs", levels=4)
+    with pytest.raises(ValueError, match="features"):
+        nlfh_small_flop_buckets(hands, boards, 6, "hs")
+    res = nlfh_small_exploitability(6, iterations=2, features="ochs", levels=3)
+    assert res["tie_spread"] < 1e-9 and res["exploitability"] > 0
+
+
 @pytest.mark.slow
 def test_more_flop_buckets_are_less_exploitable():
     from abstraction.quality import nlfh_small_exploitability
@@ -247,3 +288,17 @@ def test_report_puts_presets_side_by_side(tiny_card_abstraction, capsys):
     assert float(flop[1]) == pytest.approx(rows[1]["within"], abs=1e-4)
     assert main(["abstraction", "report", "--preset", "tiny,no-such"]) != 0
     assert "no-such" in capsys.readouterr().err
+
+
+def test_report_measures_nlfh_small_exploitability_with_equity_and_ochs_buckets(tiny_card_abstraction, capsys):
+    from pokerbot.cli import main
+
+    assert main(["abstraction", "report", "--preset", "tiny", "--exploitability", "--buckets", "4",
+                 "--ochs-levels", "2", "--iterations", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "lossless flop" in out
+    line = next(x for x in out.splitlines() if "4 flop buckets" in x)
+    assert "equity" in line and "OCHS (2 levels x 2)" in line
+    assert main(["abstraction", "report", "--preset", "tiny", "--exploitability", "--buckets", "4",
+                 "--ochs-levels", "3"]) != 0
+    assert "must divide" in capsys.readouterr().err

@@ -21,6 +21,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                    help="also solve nlfh-small with flop buckets and measure real-game exploitability (default: off)")
     r.add_argument("--buckets", default="3,10", help="flop bucket counts for --exploitability (default 3,10)")
     r.add_argument("--iterations", type=int, default=300, help="CFR iterations for --exploitability (default 300)")
+    r.add_argument("--ochs-levels", type=int, default=0,
+                   help="with --exploitability, also measure each bucket count clustered as the large preset's river: "
+                        "this many equity levels, each split by OCHS over 8 opponent groups (the count must divide "
+                        "every --buckets; default 0: equity buckets only)")
     w = sub.add_parser("bucket", help="print the bucket of a hand, e.g. AsKs 2s7sQd")
     w.add_argument("--preset", default="tiny", help="a built preset: tiny, default or large (default tiny)")
     w.add_argument("hole", help="two hole cards, e.g. AsKs")
@@ -36,7 +40,11 @@ def run(args: argparse.Namespace) -> int:
     if args.action == "report":
         if args.exploitability:
             count("--iterations", args.iterations)
-            int_list("--buckets", args.buckets, 1, 1000)
+            ks = int_list("--buckets", args.buckets, 1, 1000)
+            if args.ochs_levels < 0:
+                raise ArgumentError(f"--ochs-levels must be >= 0, got {args.ochs_levels}")
+            if args.ochs_levels and any(k % args.ochs_levels for k in ks):
+                raise ArgumentError(f"--ochs-levels {args.ochs_levels} must divide every --buckets count ({args.buckets})")
     if args.action == "bucket":
         from abstraction.isomorphism import BOARD_CARDS
         from pokerbot.cards import parse_cards
@@ -79,8 +87,14 @@ def run(args: argparse.Namespace) -> int:
     assert ab.path is not None  # a loaded abstraction has its folder
     print(format_report(ehs_spread(ab.path)))
     if args.exploitability:
+        lossless = nlfh_small_exploitability(None, iterations=args.iterations)["exploitability"]
+        print(f"nlfh-small, real-game exploitability after {args.iterations} iterations (mbb/g): "
+              f"lossless flop {lossless:.1f}")
         for k in int_list("--buckets", args.buckets, 1, 1000):
             res = nlfh_small_exploitability(k, iterations=args.iterations)
-            print(f"nlfh-small, {k} flop buckets: {res['exploitability']:.1f} mbb/g real-game exploitability "
-                  f"(lossless solve: {res['lossless']:.1f} mbb/g, {args.iterations} iterations)")
+            line = f"  {k} flop buckets: equity {res['exploitability']:.1f}"
+            if args.ochs_levels:
+                och = nlfh_small_exploitability(k, iterations=args.iterations, features="ochs", levels=args.ochs_levels)
+                line += f", OCHS ({args.ochs_levels} levels x {k // args.ochs_levels}) {och['exploitability']:.1f}"
+            print(line)
     return 0
