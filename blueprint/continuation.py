@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from blueprint.abstract_game import DECISION, AbstractGame
 from pokerbot.errors import CheckpointError, PokerbotError
@@ -141,11 +141,11 @@ class BiasedStrategy:
         return out
 
 
-@njit(cache=True)
+@njit(cache=True, parallel=True)
 def _biased_read(starts, nodes, num_actions, first_child, action_kind, base, kind, factor, idx, out):
     """out[i] = the biased probability at slot idx[i]: its row's entries, ``kind`` ones x factor, renormalised
     (in action order, as a row-by-row bias sums them; uniform for a row of zeros)."""
-    for i in range(idx.shape[0]):
+    for i in prange(idx.shape[0]):
         slot = idx[i]
         lo = 0
         hi = starts.shape[0] - 1

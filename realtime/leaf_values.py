@@ -40,10 +40,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from pokerbot.solver.leaves import LeafEvaluator, check_choices
-from pokerbot.solver.strength import hands_overlap
 from pokerbot.solver.tree import PublicTree, SolverError
 from pokerbot.state import ActionType, State
 
@@ -97,41 +96,51 @@ def map_to_abstract(tree: AbstractGame, state: State) -> tuple[int, State]:
 # --- numba kernels ------------------------------------------------------------------------
 
 
-@njit(cache=True)
 def _class_equity(strength0, strength1, cls0, cls1, hands0, hands1, n0, n1):
-    """Average sign(strength0 - strength1) over pairs of disjoint hands per class pair."""
+    """Average sign(strength0 - strength1) over pairs of disjoint hands per class pair (``(n0, n1)``)."""
+    order = np.argsort(cls0, kind="stable")  # player 0's hands class by class, in hand order within a class
+    order = order[cls0[order] >= 0]
+    ptr = np.searchsorted(cls0[order], np.arange(n0 + 1))
+    m0 = (np.int64(1) << hands0.astype(np.int64)).sum(axis=1)  # distinct cards: the bit masks
+    m1 = (np.int64(1) << hands1.astype(np.int64)).sum(axis=1)
     tot = np.zeros((n0, n1))
-    cnt = np.zeros((n0, n1))
-    for i in range(hands0.shape[0]):
-        a = cls0[i]
-        if a < 0:
-            continue
-        for j in range(hands1.shape[0]):
-            b = cls1[j]
-            if b < 0:
-                continue
-            if hands_overlap(hands0[i], hands1[j]):
-                continue
-            s = strength0[i] - strength1[j]
-            tot[a, b] += 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
-            cnt[a, b] += 1.0
-    for a in range(n0):
-        for b in range(n1):
-            if cnt[a, b] > 0:
-                tot[a, b] /= cnt[a, b]
+    _class_equity_rows(strength0, strength1, cls1, m0, m1, order, ptr, tot)
     return tot
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, parallel=True)
+def _class_equity_rows(strength0, strength1, cls1, m0, m1, order, ptr, tot):
+    """Row ``a`` of :func:`_class_equity` from player 0's hands ``order[ptr[a]:ptr[a + 1]]``; rows in parallel,
+    each summed in hand order (the same sums whatever the number of threads)."""
+    n1 = tot.shape[1]
+    for a in prange(tot.shape[0]):
+        cnt = np.zeros(n1)
+        for k in range(ptr[a], ptr[a + 1]):
+            i = order[k]
+            for j in range(m1.shape[0]):
+                b = cls1[j]
+                if b < 0 or (m0[i] & m1[j]) != 0:
+                    continue
+                s = strength0[i] - strength1[j]
+                tot[a, b] += 1.0 if s > 0 else (-1.0 if s < 0 else 0.0)
+                cnt[b] += 1.0
+        for b in range(n1):
+            if cnt[b] > 0:
+                tot[a, b] /= cnt[b]
+
+
+@njit(cache=True, fastmath=True, parallel=True)
 def _evaluate(player, opp_reach, cls_p, cls_o, u_off, u_rows, u_cols, U, weight, out):
-    """out[l, kp, h] = sum_r weight[l] sum_ko U[l, r, kp, ko][cls_p[l, r, h], :] . binned(opp_reach[l, ko])."""
+    """out[l, kp, h] = sum_r weight[l] sum_ko U[l, r, kp, ko][cls_p[l, r, h], :] . binned(opp_reach[l, ko]).
+
+    Leaves in parallel (each leaf's sums in the same order whatever the number of threads)."""
     nl = out.shape[0]
     kp_n = out.shape[1]
     nh = out.shape[2]
     ko_n = opp_reach.shape[1]
     no = opp_reach.shape[2]
     nr = cls_p.shape[1]
-    for l in range(nl):
+    for l in prange(nl):
         for r in range(nr):
             nrow = u_rows[l, r]
             ncol = u_cols[l, r]
@@ -356,14 +365,15 @@ class RolloutLeafEvaluator(LeafEvaluator):
                     for b in range(k1):
                         u = values[a, b]
                         offsets[i, r, a, b] = pos
-                        chunks.append(u.ravel())
+                        chunks.append(u.astype(np.float32).ravel())  # float32: half the memory
                         pos += u.size
         # values(player) reads U[c_player, c_other]: store player 1's transposed copies too.
         self._cls = cls
         self._rows = rows
         self._cols = cols
         self._off = offsets
-        self._U = np.concatenate(chunks) if chunks else np.zeros(0)
+        self._U = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
+        del chunks
         self._weight = weight
         chunks_t: list[np.ndarray] = []
         off_t = np.zeros((nl, rollouts, max(k0, k1), max(k0, k1)), dtype=np.int64)
@@ -377,7 +387,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
                         off_t[i, r, b, a] = pos
                         chunks_t.append(-u.T.ravel())
                         pos += u.size
-        self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0)
+        self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0, np.float32)
         self._off_t = off_t
 
     @staticmethod

@@ -216,3 +216,23 @@ def test_batched_path_reaches_match_the_per_terminal_sum(setup) -> None:
         if len(terminals) > 2:
             assert not np.allclose(other, _class_values_per_terminal(atree, terminals, (sets[0], sets[3]), buckets, eq))
     assert checked == 3 * len(leaves)
+
+
+def test_class_equity_is_the_mean_sign_over_disjoint_hand_pairs() -> None:
+    import itertools
+
+    from realtime.leaf_values import _class_equity
+
+    rng = np.random.default_rng(5)
+    hands = np.array(list(itertools.combinations(range(10), 2)), dtype=np.int64)  # 45 hands of a 10-card deck
+    cls0 = np.where(rng.random(45) < 0.8, rng.integers(0, 6, 45), -1)
+    cls1 = np.where(rng.random(45) < 0.8, rng.integers(0, 4, 45), -1)
+    s0, s1 = rng.integers(0, 5, 45), rng.integers(0, 5, 45)
+    want = np.zeros((6, 4))
+    for a, b in itertools.product(range(6), range(4)):
+        signs = [np.sign(s0[i] - s1[j]) for i in range(45) for j in range(45)
+                 if cls0[i] == a and cls1[j] == b and not set(hands[i]) & set(hands[j])]
+        want[a, b] = np.mean(signs) if signs else 0.0
+    got = _class_equity(s0, s1, cls0, cls1, hands, hands, 6, 4)
+    np.testing.assert_allclose(got, want, atol=1e-12)
+    assert np.abs(want).max() > 0.1  # not all ties
