@@ -319,6 +319,9 @@ class Trainer:
                        desc=cfg.name, smoothing=0.1)
         start_iter = self.iteration
         last_ckpt = self.iteration
+        # Checkpoints fall on multiples of checkpoint_every even after a stop between them (so snapshots,
+        # kept at the checkpoints that are multiples of snapshot_every, keep their schedule).
+        grid = self.iteration - self.iteration % cfg.checkpoint_every
         last_eval = self.iteration
         curve: list[tuple[int, float]] = []
         t0 = time.perf_counter()
@@ -329,7 +332,7 @@ class Trainer:
                         break
                     n = min(cfg.chunk if not self.use_ray else self._epoch_size(), total - self.iteration)
                     if self.directory is not None:  # checkpoints fall exactly every checkpoint_every
-                        n = min(n, last_ckpt + cfg.checkpoint_every - self.iteration)
+                        n = min(n, grid + cfg.checkpoint_every - self.iteration)
                     if stop_after is not None:
                         n = min(n, start_iter + stop_after - self.iteration)
                     done = self._advance(n)
@@ -341,12 +344,12 @@ class Trainer:
                         curve.append((self.iteration, value))
                         if bar is not None:
                             bar.set_postfix(expl=f"{value:.1f} mbb/g")
-                    if self.directory is not None and self.iteration - last_ckpt >= cfg.checkpoint_every:
+                    if self.directory is not None and self.iteration - grid >= cfg.checkpoint_every:
                         with held():
                             self.save_checkpoint()
                             if cfg.snapshot_every and self.iteration % cfg.snapshot_every == 0:
                                 self.save_blueprint(self.snapshot_path(self.iteration))
-                        last_ckpt = self.iteration
+                        last_ckpt = grid = self.iteration
         finally:
             if bar is not None:
                 bar.close()

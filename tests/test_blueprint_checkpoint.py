@@ -232,6 +232,18 @@ def test_snapshots_keep_the_blueprint_along_the_run(tmp_path: Path):
         cfg(snapshot_every=-1)
 
 
+def test_a_run_stopped_between_checkpoints_keeps_the_snapshot_schedule(tmp_path: Path):
+    t = Trainer(cfg(snapshot_every=2000), directory=tmp_path)
+    t.train(progress=False, stop_after=1500)  # a stop off the checkpoint grid (as Ctrl-C mid-way)
+    assert t.iteration == 1500
+    again = Trainer(cfg(snapshot_every=2000), directory=tmp_path)
+    again.train(progress=False)
+    kept = sorted(p.name for p in (tmp_path / "snapshots").iterdir())
+    assert kept == ["blueprint-2000.npz", "blueprint-4000.npz", "blueprint-6000.npz"]
+    # Negative control: without the grid, checkpoints would fall at 2500, 3500, ... and keep no 4000 snapshot.
+    assert Blueprint.load(tmp_path / "snapshots" / "blueprint-4000.npz").meta["iterations"] == 4000
+
+
 def test_a_snapshot_is_named_run_at_iteration(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     from blueprint.agent import resolve_path
 
