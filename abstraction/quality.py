@@ -109,31 +109,12 @@ def format_comparison(reports: dict[str, list[dict]]) -> str:
     return "\n".join(out)
 
 
-@njit(cache=True)
 def _flop_equities(hands, boards, out):
-    """Showdown equity of every hand on every 3-card board vs a uniform opponent (-1 if blocked)."""
-    for b in range(boards.shape[0]):
-        bm = (np.int64(1) << boards[b, 0]) | (np.int64(1) << boards[b, 1]) | (np.int64(1) << boards[b, 2])
-        vals = np.empty(hands.shape[0], np.int32)
-        masks = np.empty(hands.shape[0], np.int64)
-        for h in range(hands.shape[0]):
-            masks[h] = (np.int64(1) << hands[h, 0]) | (np.int64(1) << hands[h, 1])
-            vals[h] = eval5(hands[h, 0], hands[h, 1], boards[b, 0], boards[b, 1], boards[b, 2])
-        for h in range(hands.shape[0]):
-            if masks[h] & bm:
-                out[b, h] = -1.0
-                continue
-            s = 0.0
-            n = 0
-            for o in range(hands.shape[0]):
-                if masks[o] & (bm | masks[h]):
-                    continue
-                n += 1
-                if vals[h] > vals[o]:
-                    s += 1.0
-                elif vals[h] == vals[o]:
-                    s += 0.5
-            out[b, h] = s / n
+    """Showdown equity of every hand on every 3-card board vs a uniform opponent (-1 if blocked):
+    :func:`_flop_ochs` with every opponent hand in one group."""
+    one = np.empty(out.shape + (1,))
+    _flop_ochs(hands, boards, np.zeros(len(hands), np.int64), 1, one)
+    out[:] = one[:, :, 0]
 
 
 @njit(cache=True)
