@@ -21,7 +21,7 @@ One file per agent::
     continuations = "bias"        # "bias" (made from the blueprint) or a set name under $POKERBOT_HOME/leaves/
     k = 4                         # the opponent's continuation strategies (ours: the blueprint)
     factor = 10.0                 # bias factor
-    rollouts = 3                  # run-outs per leaf
+    rollouts = 3                  # run-outs per leaf (0: every run-out once, the exact expectation)
     equity_samples = 0            # all-in leaves: run-outs sampled for their equity (0: every run-out)
 
     [round.1]                     # one table per round (0 = preflop); missing rounds play the blueprint
@@ -216,9 +216,9 @@ class LeavesConfig:
         if self.evaluator not in LEAF_EVALUATORS[:2]:
             raise RealtimeConfigError(f"leaves.evaluator must be 'rollout' or 'network', got {self.evaluator!r} "
                                       "('table' goes in [round.0])")
-        if self.k < 1 or self.rollouts < 1 or not self.factor > 0 or self.equity_samples < 0:
-            raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 1, factor > 0, got {self.k}, {self.rollouts}, "
-                                      f"{self.factor}")
+        if self.k < 1 or self.rollouts < 0 or not self.factor > 0 or self.equity_samples < 0:
+            raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 0 (0: every run-out), factor > 0, got {self.k}, "
+                                      f"{self.rollouts}, {self.factor}")
         return self
 
 

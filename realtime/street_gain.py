@@ -1,0 +1,376 @@
+"""What re-solving one street gains over the blueprint, exactly per public state (HUNL-sized games).
+
+Playing hands measures the real-time agent against its blueprint only to within hundreds of mbb/g
+(AIVAT, thousands of hands): too coarse to tell which street, leaf model or setting throws a gain
+away. This module measures each street's gain without dealing private cards or later board cards:
+
+* The agent re-solves only street ``r`` (every other round plays the blueprint) and faces the
+  blueprint. Until street ``r`` starts both play the blueprint, so the public states there are
+  distributed as in blueprint self-play: :func:`sample_states` draws them by playing whole deals.
+* At such a state ``S`` (:func:`gain_at`) both players' ranges are the blueprint's reach of every
+  hand over the public history (:func:`blueprint_ranges`). The tree from ``S`` to the end of the hand,
+  with the blueprint's menu (plus the agent's added sizes at its own nodes), carries the agent's
+  decisions at its nodes (composed from :meth:`realtime.agent.Resolver.decide`, as the exact
+  small-game tests compose it: :func:`realtime.exact.compose`) and the blueprint everywhere else. The
+  gain is the agent's expected winnings there minus the blueprint's own on the same tree, both
+  exact over every pair of hands and every later card.
+* Averaged over the states and multiplied by the fraction of hands that reach the street, the gain
+  is the street's share of the agent's head-to-head mbb/g against its blueprint -- with no variance
+  from private cards or the run-out, only from which public states were drawn (reported as a 95%
+  interval over states). Variants of the agent are measured on the same states (common random
+  numbers), and their paired differences against the first are reported.
+
+The tree from a state to the end of the hand must fit in memory as strategy arrays: the turn
+(hunl-tiny's menu: about 7,000 nodes x 1,326 hands, 40 MB) and the river are cheap; a flop
+state's tree to the end holds every turn card (50 times the turn's) and is refused.
+
+>>> from realtime.street_gain import override
+>>> override({"round": {"2": {"mode": "solve"}}}, ["round.2.iterations=50", "leaves.k=2"])
+{'round': {'2': {'mode': 'solve', 'iterations': 50}}, 'leaves': {'k': 2}}
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from blueprint.model import Blueprint
+from blueprint.policy import BlueprintPolicy
+from pokerbot.errors import PokerbotError
+from pokerbot.solver.best_response import expected_value
+from pokerbot.solver.tree import build_tree, hand_universe
+from pokerbot.state import State
+from realtime.agent import Resolver
+from realtime.exact import EvalMenu, _decide, agent_sizes, compose
+
+#: Street names as people say them.
+STREETS = {"preflop": 0, "flop": 1, "turn": 2, "river": 3}
+
+#: Largest tree (nodes) :func:`gain_at` builds: the turn to the end of the hand fits, a flop does not.
+MAX_NODES = 200_000
+
+
+def override(data: dict, settings: Sequence[str]) -> dict:
+    """``data`` (a real-time config as a dict) with dotted ``key=value`` settings applied (values in TOML)."""
+    for item in settings:
+        key, sep, text = item.partition("=")
+        if not sep or not key.strip():
+            raise PokerbotError(f"a setting is KEY=VALUE (e.g. round.2.iterations=50), got {item!r}")
+        try:
+            value = tomllib.loads(f"v = {text.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            value = text.strip()  # a bare word: a string
+        parts = key.strip().split(".")
+        node = data
+        for p in parts[:-1]:
+            nxt = node.setdefault(p, {})
+            if not isinstance(nxt, dict):
+                raise PokerbotError(f"setting {key!r}: {p!r} is not a table")
+            node = nxt
+        node[parts[-1]] = value
+    return data
+
+
+def street_only(data: dict, street: int, rounds: int) -> dict:
+    """``data`` with every round but ``street`` playing the blueprint (``street`` as the config has it)."""
+    table = data.setdefault("round", {})
+    for r in range(rounds):
+        if r != street:
+            table[str(r)] = {"mode": "blueprint"}
+    if table.get(str(street), {}).get("mode", "blueprint") != "solve":
+        raise PokerbotError(f"the config does not re-solve round {street}: nothing to measure there")
+    return data
+
+
+def blueprint_ranges(policy: BlueprintPolicy, state: State) -> tuple[np.ndarray, np.ndarray]:
+    """Each player's blueprint reach of every hand of the universe over ``state``'s public history."""
+    n = len(policy.hands)
+    reach = [np.ones(n), np.ones(n)]
+    s = State.initial(policy.game).with_cards(board_cards=state.visible_board)
+    for a in state.actions():
+        p = s.current_player
+        assert p is not None
+        reach[p] = reach[p] * policy.action_probabilities(s, a)
+        s = s.apply(a)
+    return reach[0], reach[1]
+
+
+@dataclass
+class Sampled:
+    """Public states at the start of a street, drawn by blueprint self-play, and how many deals it took."""
+
+    states: list[State]
+    deals: int
+    reached: int
+
+    @property
+    def reach_fraction(self) -> float:
+        """The fraction of hands that reach the street (from the deals drawn)."""
+        return self.reached / self.deals
+
+
+def sample_states(policy: BlueprintPolicy, street: int, count: int, seed: int, min_deals: int = 2000) -> Sampled:
+    """``count`` public states at the start of ``street`` (no action there yet), from blueprint self-play
+    on random deals (a hand that ends earlier is counted in ``deals`` and drawn again). Deals go on to
+    ``min_deals`` at least so that the fraction reaching the street is estimated from that many hands."""
+    game = policy.game
+    rng = np.random.default_rng(seed)
+    index = {tuple(int(c) for c in row): i for i, row in enumerate(policy.hands)}
+    states: list[State] = []
+    deals = reached = 0
+    need = game.num_hole_cards * game.num_players + game.total_board_cards
+    while len(states) < count or deals < min_deals:
+        deals += 1
+        cards = [int(c) for c in rng.permutation(game.deck_size)[:need]]
+        h = game.num_hole_cards
+        holes = [tuple(sorted(cards[p * h : (p + 1) * h], reverse=True)) for p in range(game.num_players)]
+        board = cards[h * game.num_players :]
+        s = State.initial(game, hole_cards=holes, board_cards=board)
+        while not s.finished and s.round < street:
+            p = s.current_player
+            assert p is not None
+            pub = s.with_cards(hole_cards=((),) * game.num_players, board_cards=s.visible_board)
+            actions, probs = policy.probabilities(pub)
+            col = probs[:, index[holes[p]]]
+            s = s.apply(actions[int(rng.choice(len(actions), p=col / col.sum()))])
+        if not s.finished and s.round == street:
+            reached += 1
+            if len(states) < count:
+                states.append(s.with_cards(hole_cards=((),) * game.num_players, board_cards=s.visible_board))
+    return Sampled(states, deals, reached)
+
+
+@dataclass
+class Gain:
+    """The exact expected winnings of the agent and of the blueprint in ``seat`` at one public state
+    (chips per hand, both against the blueprint), and the agent's seconds there."""
+
+    state: str
+    seat: int
+    agent: float
+    blueprint: float
+    seconds: float
+    solves: int
+
+    @property
+    def gain(self) -> float:
+        return self.agent - self.blueprint
+
+
+def gain_at(resolver: Resolver, state: State, seat: int) -> Gain:
+    """The agent in ``seat`` against the blueprint from public ``state`` to the end of the hand (see the module)."""
+    policy = resolver.policy
+    game = policy.game
+    uni = hand_universe(game)
+    root = state.with_cards(hole_cards=((),) * game.num_players, board_cards=state.visible_board)
+    tree = build_tree(game, EvalMenu(policy, seat, None, agent_sizes(resolver)), root=root, hands=(uni, uni))
+    if tree.num_nodes > MAX_NODES:
+        raise PokerbotError(f"the tree from {root.betting_string()!r} to the end has {tree.num_nodes:,} nodes "
+                            f"(at most {MAX_NODES:,}): measure a later street")
+    ranges = blueprint_ranges(policy, root)
+    other = compose(tree, 1 - seat, policy.probabilities)
+    base = compose(tree, seat, policy.probabilities, into=other.copy())
+    resolver.clear()
+    resolver.memo.clear()
+    start = time.perf_counter()
+    mine = compose(tree, seat, _decide(resolver), into=other)
+    seconds = time.perf_counter() - start
+    solves = sum(1 for d in resolver.memo.values() if d.source == "solve")
+    sign = 1.0 if seat == 0 else -1.0
+    return Gain(root.betting_string() + "|" + " ".join(map(str, root.visible_board)), seat,
+                sign * expected_value(tree, mine, ranges), sign * expected_value(tree, base, ranges), seconds, solves)
+
+
+def summary(gains: Sequence[float], scale: float) -> tuple[float, float]:
+    """Mean and 95% half-width (normal approximation over the states) of ``gains`` times ``scale``."""
+    x = np.asarray(gains, dtype=np.float64) * scale
+    if len(x) < 2:
+        return float(x.mean()) if len(x) else math.nan, math.nan
+    return float(x.mean()), float(1.96 * x.std(ddof=1) / math.sqrt(len(x)))
+
+
+@dataclass(frozen=True)
+class Variant:
+    """One agent of an ablation: a name and the config settings it changes (dotted ``key=value``)."""
+
+    name: str
+    settings: tuple[str, ...] = ()
+
+    @classmethod
+    def parse(cls, text: str) -> Variant:
+        """``NAME`` or ``NAME: key=value, key=value`` (the shipped config when no setting is given).
+
+        >>> Variant.parse("rollouts 30: leaves.rollouts=30, round.2.iterations=50")
+        Variant(name='rollouts 30', settings=('leaves.rollouts=30', 'round.2.iterations=50'))
+        """
+        name, _, rest = text.partition(":")
+        if not name.strip():
+            raise PokerbotError(f"a variant is NAME or NAME: key=value, ... ; got {text!r}")
+        return cls(name.strip(), tuple(s.strip() for s in rest.split(",") if s.strip()))
+
+
+@dataclass(frozen=True)
+class Design:
+    """An ablation fixed before its first state is measured: the agent's config, the street, the states
+    (how many, from which seed) and the variants, measured in that order on the same states."""
+
+    config: str
+    street: int
+    states: int
+    seed: int
+    variants: tuple[Variant, ...]
+
+    def as_dict(self) -> dict[str, object]:
+        return {"config": self.config, "street": self.street, "states": self.states, "seed": self.seed,
+                "variants": [[v.name, list(v.settings)] for v in self.variants]}
+
+
+def make_resolver(design: Design, variant: Variant, blueprint: Blueprint | None = None) -> Resolver:
+    """The untimed agent of ``variant``: the design's config, only its street re-solved, the settings applied."""
+    from blueprint.agent import resolve_path
+    from pokerbot.files import read_toml_config
+    from realtime.agent import untimed
+    from realtime.config import CONFIG_PREFIX, RealtimeConfig, RealtimeConfigError
+
+    _, data = read_toml_config(design.config, RealtimeConfigError, prefix=CONFIG_PREFIX, what="real-time config")
+    data = override(data, variant.settings)
+    bp = blueprint if blueprint is not None else Blueprint.load(resolve_path(str(data.get("blueprint", ""))))
+    data = street_only(data, design.street, bp.game.num_rounds)
+    try:
+        cfg = untimed(RealtimeConfig.from_dict(data))
+    except RealtimeConfigError as exc:
+        raise PokerbotError(f"variant {variant.name!r}: {exc}") from None
+    return Resolver(cfg, bp)
+
+
+@dataclass
+class Row:
+    """One variant's line of the ablation table (gains in mbb per hand that reaches the street; the share of
+    head-to-head mbb/g is that times the fraction of hands reaching it)."""
+
+    variant: str
+    states: int
+    gain: float
+    gain_ci: float
+    share: float
+    share_ci: float
+    diff: float
+    diff_ci: float
+    seconds: float
+    solves: float
+
+
+def load_results(path: str, design: Design) -> list[dict]:
+    """The results already in ``path`` (a JSON-lines file whose first line is the design), or [] if none."""
+    import json
+    import os
+
+    if not os.path.exists(path):
+        return []
+    with open(path) as f:
+        lines = f.read().splitlines()
+    if not lines:
+        return []
+    try:
+        head = json.loads(lines[0])
+    except json.JSONDecodeError:
+        raise PokerbotError(f"{path}: not a street-gain results file (give another --out)") from None
+    if head.get("design") != design.as_dict():
+        raise PokerbotError(f"{path} holds another design's results ({head.get('design')}); give another --out, "
+                            "or delete the file to start again")
+    out = []
+    for line in lines[1:]:
+        try:
+            out.append(json.loads(line))
+        except json.JSONDecodeError:
+            break  # a line cut short by a stop: measured again
+    return out
+
+
+def measure(design: Design, out: str, progress: bool = True) -> tuple[list[dict], Sampled]:
+    """Measure every variant at every state and seat, appending each result to ``out`` as it is made (a
+    stopped run resumes where it stopped); returns all results and the sampled states."""
+    import json
+    import os
+
+    done = load_results(out, design)
+    have = {(r["variant"], r["index"], r["seat"]) for r in done}
+    first = make_resolver(design, design.variants[0])
+    bp = first.blueprint
+    sampled = sample_states(first.policy, design.street, design.states, design.seed)
+    todo = [(i, v, seat) for i in range(design.states) for v in design.variants for seat in range(2)
+            if (v.name, i, seat) not in have]
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(todo), unit="seat", desc=f"street gain ({len(design.variants)} variants)")
+    resolvers: dict[str, Resolver] = {design.variants[0].name: first}
+    new = not os.path.exists(out) or os.path.getsize(out) == 0
+    with open(out, "a") as f:
+        if new:
+            f.write(json.dumps({"design": design.as_dict(), "reach_fraction": sampled.reach_fraction,
+                                "deals": sampled.deals}) + "\n")
+        for i, v, seat in todo:
+            res = resolvers.get(v.name)
+            if res is None:
+                res = resolvers[v.name] = make_resolver(design, v, bp)
+            g = gain_at(res, sampled.states[i], seat)
+            row = {"variant": v.name, "index": i, "seat": seat, "state": g.state, "agent": g.agent,
+                   "blueprint": g.blueprint, "seconds": g.seconds, "solves": g.solves}
+            done.append(row)
+            f.write(json.dumps(row) + "\n")
+            f.flush()
+            os.fsync(f.fileno())
+            if bar is not None:
+                bar.update(1)
+    if bar is not None:
+        bar.close()
+    return done, sampled
+
+
+def table(design: Design, results: Sequence[dict], reach_fraction: float, big_blind: int) -> list[Row]:
+    """One :class:`Row` per variant over the states measured for both seats by every variant so far."""
+    per: dict[str, dict[int, dict[int, dict]]] = {}
+    for r in results:
+        per.setdefault(r["variant"], {}).setdefault(int(r["index"]), {})[int(r["seat"])] = r
+    names = [v.name for v in design.variants]
+    common = sorted(i for i in range(design.states) if all(len(per.get(n, {}).get(i, {})) == 2 for n in names))
+    mbb = 1000.0 / big_blind
+
+    def gains(name: str) -> np.ndarray:
+        return np.array([sum(per[name][i][s]["agent"] - per[name][i][s]["blueprint"] for s in (0, 1)) / 2.0
+                         for i in common])
+
+    base = gains(names[0]) if common else np.zeros(0)
+    rows = []
+    for name in names:
+        g = gains(name) if common else np.zeros(0)
+        m, ci = summary(g, mbb)
+        dm, dci = summary(g - base, mbb)
+        recs = [per[name][i][s] for i in common for s in (0, 1)]
+        rows.append(Row(name, len(common), m, ci, m * reach_fraction, ci * reach_fraction, dm, dci,
+                        float(np.mean([r["seconds"] for r in recs])) if recs else math.nan,
+                        float(np.mean([r["solves"] for r in recs])) if recs else math.nan))
+    return rows
+
+
+def render(design: Design, rows: Sequence[Row], reach_fraction: float) -> str:
+    """The ablation table as Markdown."""
+    street = next(k for k, v in STREETS.items() if v == design.street)
+    lines = [f"Re-solving the {street} alone against the blueprint ({design.config}), exact at {rows[0].states if rows else 0} "
+             f"public states drawn by blueprint self-play (seed {design.seed}); {100 * reach_fraction:.1f}% of hands reach "
+             f"the {street}. Gains in mbb per hand reaching the {street}, 95% intervals over the states.",
+             "",
+             f"| variant | gain at the {street} | share of mbb/g | paired against {rows[0].variant if rows else ''} "
+             "| solves per seat and state | seconds per seat and state |",
+             "|---|---:|---:|---:|---:|---:|"]
+    for r in rows:
+        lines.append(f"| {r.variant} | {r.gain:+.1f} ± {r.gain_ci:.1f} | {r.share:+.1f} ± {r.share_ci:.1f} | "
+                     f"{r.diff:+.1f} ± {r.diff_ci:.1f} | {r.solves:.1f} | {r.seconds:.1f} |")
+    return "\n".join(lines)
