@@ -1,0 +1,150 @@
+"""Each street's exact gain over the blueprint (``realtime.street_gain``, ``pokerbot street-gain``).
+
+On no-limit Leduc the gains at every public state of round 1, weighted by each state's exact probability
+under blueprint self-play (enumerated deal by deal, independently of the solver's normalisation), add up to
+the agent's exact head-to-head winnings over the whole game (``realtime.exact.head_to_head``). On HUNL the
+command measures, resumes without redoing work, and refuses another design's results file.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+
+from blueprint.config import BlueprintConfig
+from blueprint.policy import BlueprintPolicy
+from blueprint.trainer import Trainer
+from pokerbot.errors import PokerbotError
+from pokerbot.state import State
+from realtime.agent import Resolver
+from realtime.config import RealtimeConfig
+from realtime.exact import head_to_head
+from realtime.street_gain import Design, Variant, blueprint_ranges, gain_at, load_results, override, street_only, table
+
+
+@pytest.fixture(scope="module")
+def blueprint(tmp_path_factory):
+    d = tmp_path_factory.mktemp("bp-leduc-nl-gain")
+    t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny", chunk=10_000),
+                directory=d)
+    t.train(progress=False)
+    return t.blueprint()
+
+
+def round1_agent(blueprint, gadget: str = "resolve") -> Resolver:
+    r1 = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": 100, "min_iterations": 1,
+          "algorithm": "dcfr", "time_budget": 1000.0, "depth_limit": -1}
+    return Resolver(RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 1000.0,
+                                              "round": {"0": {"mode": "blueprint"}, "1": r1}}), blueprint)
+
+
+def round1_states(policy: BlueprintPolicy) -> list[State]:
+    """Every public betting history that reaches round 1 (no board card yet)."""
+    out, todo = [], [State.initial(policy.game)]
+    while todo:
+        s = todo.pop()
+        if s.finished:
+            continue
+        if s.round == 1:
+            out.append(s)
+            continue
+        todo.extend(s.apply(a) for a in policy.actions(s))
+    return out
+
+
+def state_probability(policy: BlueprintPolicy, state: State) -> float:
+    """P(public state) under blueprint self-play: the sum over every deal consistent with its board."""
+    game = policy.game
+    r0, r1 = blueprint_ranges(policy, state)
+    cards = [int(row[0]) for row in policy.hands]  # one hole card a player: hand i is card cards[i]
+    (b,) = state.visible_board
+    deals = game.deck_size * (game.deck_size - 1) * (game.deck_size - 2)
+    total = 0.0
+    for i, j in itertools.permutations(range(len(cards)), 2):
+        if b not in (cards[i], cards[j]):
+            total += r0[i] * r1[j] / deals
+    return total
+
+
+def test_street_gains_weighted_by_state_probability_are_the_exact_head_to_head(blueprint):
+    agent = round1_agent(blueprint)
+    policy = agent.policy
+    total, weight = 0.0, 0.0
+    for s in round1_states(policy):
+        for b in (int(row[0]) for row in policy.hands):
+            state = s.with_cards(board_cards=(b,))
+            p = state_probability(policy, state)
+            if p == 0.0:
+                continue
+            g = [gain_at(agent, state, seat) for seat in (0, 1)]
+            total += p * (g[0].gain + g[1].gain) / 2.0
+            weight += p
+    assert 0.3 < weight < 1.0  # the hands that reach round 1
+    h2h_chips = head_to_head(round1_agent(blueprint)) * policy.game.big_blind / 1000.0
+    assert abs(h2h_chips) > 1e-3  # the agent does win something: the identity below is not 0 = 0
+    assert total == pytest.approx(h2h_chips, rel=1e-9, abs=1e-12)
+
+
+def test_the_blueprint_through_the_agent_gains_nothing_at_any_state(blueprint):
+    """Negative control: an agent that plays the blueprint on every round has gain 0 to the last bit; the
+    re-solving agent at the same state does not."""
+    plain = Resolver(RealtimeConfig.from_dict({"blueprint": "unused"}), blueprint)
+    state = next(s for s in round1_states(plain.policy)).with_cards(board_cards=(int(plain.policy.hands[0][0]),))
+    for seat in (0, 1):
+        g = gain_at(plain, state, seat)
+        assert g.gain == 0.0 and g.solves == 0
+    assert any(abs(gain_at(round1_agent(blueprint, "unsafe"), state, seat).gain) > 1e-6 for seat in (0, 1))
+
+
+def test_overrides_and_street_only():
+    data = override({"blueprint": "x", "round": {"2": {"mode": "solve"}}},
+                    ["leaves.rollouts=0", "round.2.gadget=unsafe", "round.2.iterations=50"])
+    assert data["leaves"] == {"rollouts": 0} and data["round"]["2"] == {"mode": "solve", "gadget": "unsafe",
+                                                                        "iterations": 50}
+    only = street_only(data, 2, 4)
+    assert [only["round"][str(r)]["mode"] for r in range(4)] == ["blueprint", "blueprint", "solve", "blueprint"]
+    with pytest.raises(PokerbotError, match="does not re-solve round 1"):
+        street_only({"blueprint": "x"}, 1, 4)
+    with pytest.raises(PokerbotError, match="KEY=VALUE"):
+        override({}, ["leaves.rollouts"])
+    with pytest.raises(PokerbotError, match="not a table"):
+        override({"leaves": 3}, ["leaves.k=1"])
+
+
+def test_the_table_pairs_variants_on_the_states_both_measured():
+    design = Design("hunl-tiny", 2, 3, 0, (Variant("a"), Variant("b", ("leaves.k=1",))))
+    rows = [{"variant": v, "index": i, "seat": s, "agent": a, "blueprint": 0.0, "seconds": 1.0, "solves": 2}
+            for v, i, s, a in [("a", 0, 0, 1.0), ("a", 0, 1, 3.0), ("b", 0, 0, 2.0), ("b", 0, 1, 4.0),
+                               ("a", 1, 0, 0.0), ("a", 1, 1, 0.0), ("b", 1, 0, 0.0), ("b", 1, 1, 2.0),
+                               ("a", 2, 0, 5.0)]]  # state 2: only one seat of one variant so far
+    a, b = table(design, rows, 0.5, 100)
+    assert a.states == b.states == 2
+    assert a.gain == pytest.approx(10.0 * (2.0 + 0.0) / 2)  # chips 2 and 0 a state -> mbb
+    assert b.gain == pytest.approx(10.0 * (3.0 + 1.0) / 2) and b.share == pytest.approx(b.gain / 2)
+    assert b.diff == pytest.approx(10.0) and b.diff_ci == pytest.approx(0.0)
+
+
+def test_command_measures_resumes_and_refuses_another_design(hunl_tiny_home, monkeypatch, tmp_path, capsys):
+    from pokerbot.cli import main
+
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
+    out = tmp_path / "gain.jsonl"
+    argv = ["street-gain", "--street", "river", "--states", "1", "--seed", "3", "--no-progress", "--out", str(out),
+            "--variant", "shipped", "--variant", "unsafe: round.3.gadget=unsafe"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "| shipped |" in text and "| unsafe |" in text
+    lines = out.read_text().splitlines()
+    assert len(lines) == 1 + 2 * 2 and json.loads(lines[0])["design"]["street"] == 3
+    design = Design("hunl-tiny", 3, 1, 3, (Variant("shipped"), Variant("unsafe", ("round.3.gadget=unsafe",))))
+    got = load_results(str(out), design)
+    assert {(r["variant"], r["seat"]) for r in got} == {(v, s) for v in ("shipped", "unsafe") for s in (0, 1)}
+    assert all(np.isfinite(r["agent"]) and r["solves"] >= 1 for r in got)
+    assert main(argv) == 0  # resumed: nothing left to measure
+    assert out.read_text().splitlines() == lines
+    assert main(argv[:5] + ["--seed", "4"] + argv[7:]) != 0  # another design: refused, file untouched
+    assert "another design" in capsys.readouterr().err
+    assert out.read_text().splitlines() == lines
