@@ -34,6 +34,7 @@ One file per agent::
     min_iterations = 50           # fewer than this within the time budget: play the blueprint (warning)
     time_budget = 4.0             # seconds per decision for this round
     depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
+    rollouts = -1                 # this round's run-outs per rollout leaf (-1: [leaves] rollouts; 0: every one)
     leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator);
                                   # "table" in [round.0] with depth_limit = 0: flop-start values of the
                                   # blueprint and the continuations (realtime.preflop_values, built once)
@@ -115,7 +116,8 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
               ">= 1"),
         "factor": ("bias factor: a biased copy multiplies the probabilities of its kind of action by this",
                    "> 0"),
-        "rollouts": ("run-outs per leaf of the rollout evaluator", ">= 1"),
+        "rollouts": ("run-outs per leaf of the rollout evaluator; 0: every run-out once (the exact expectation "
+                     "over the cards to come; a round's own `rollouts` overrides it)", ">= 0"),
         "equity_samples": ("all-in leaves: run-outs sampled for their equity; 0: every run-out", ">= 0"),
     },
     "round.N": {
@@ -138,6 +140,8 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "leaves": ("this round's leaf evaluator (\"\": the [leaves] evaluator); \"table\": flop-start values "
                    "(realtime.preflop_values, built once), only in [round.0] with depth_limit = 0",
                    "\"\", " + ", ".join(LEAF_EVALUATORS)),
+        "rollouts": ("this round's run-outs per rollout leaf (-1: [leaves] rollouts; 0: every run-out once)",
+                     ">= -1"),
         "sizes": ("more opening bet sizes for the agent in this round's subgames, on top of the blueprint's: a "
                   "bet menu line (pokerbot.menus.menu_from_spec), e.g. \"pot 0.5,0.75 all_in=0 max_raises=1\"; "
                   "\"\": none"),
@@ -161,6 +165,7 @@ class RoundConfig:
     cache: bool = False
     reuse: bool = False
     leaves: str = ""
+    rollouts: int = -1
     sizes: str = ""
 
     def check(self, where: str) -> RoundConfig:
@@ -182,6 +187,9 @@ class RoundConfig:
         if self.leaves not in ("",) + LEAF_EVALUATORS:
             raise RealtimeConfigError(f"{where}.leaves must be '' (the [leaves] evaluator), 'rollout', 'network' or "
                                       f"'table', got {self.leaves!r}")
+        if self.rollouts < -1:
+            raise RealtimeConfigError(f"{where}.rollouts must be -1 ([leaves] rollouts), 0 (every run-out) or more, "
+                                      f"got {self.rollouts}")
         if self.leaves == "table" and (where != "round.0" or self.depth_limit != 0):
             raise RealtimeConfigError(f"{where}.leaves = 'table' (flop-start values) is for the preflop cut at its end: "
                                       "[round.0] with depth_limit = 0")
@@ -246,6 +254,11 @@ class RealtimeConfig:
         """The leaf evaluator of round ``r``'s depth-limited subgames: its own ``leaves``, else ``[leaves] evaluator``."""
         return self.round(r).leaves or self.leaves.evaluator
 
+    def rollouts(self, r: int) -> int:
+        """Run-outs per rollout leaf in round ``r``'s subgames: its own ``rollouts``, else ``[leaves] rollouts``."""
+        own = self.round(r).rollouts
+        return self.leaves.rollouts if own < 0 else own
+
     def uses_table(self) -> bool:
         """Whether the preflop is solved with flop-start table leaves (:mod:`realtime.preflop_values`)."""
         c = self.round(0)
@@ -266,6 +279,8 @@ class RealtimeConfig:
         for _, c in d["rounds"]:
             c.pop("time_budget")
             c.pop("min_iterations")
+            if c["rollouts"] == -1:
+                c.pop("rollouts")  # the default: digests of files written before the key existed stay
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     @classmethod

@@ -186,7 +186,7 @@ def gain_at(resolver: Resolver, state: State, seat: int) -> Gain:
                 sign * expected_value(tree, mine, ranges), sign * expected_value(tree, base, ranges), seconds, solves)
 
 
-def summary(gains: Sequence[float], scale: float) -> tuple[float, float]:
+def summary(gains: Sequence[float] | np.ndarray, scale: float) -> tuple[float, float]:
     """Mean and 95% half-width (normal approximation over the states) of ``gains`` times ``scale``."""
     x = np.asarray(gains, dtype=np.float64) * scale
     if len(x) < 2:
@@ -370,7 +370,10 @@ def render(design: Design, rows: Sequence[Row], reach_fraction: float) -> str:
              f"| variant | gain at the {street} | share of mbb/g | paired against {rows[0].variant if rows else ''} "
              "| solves per seat and state | seconds per seat and state |",
              "|---|---:|---:|---:|---:|---:|"]
+    def pm(m: float, ci: float) -> str:
+        return f"{m:+.1f} ± {ci:.1f}" if math.isfinite(ci) else f"{m:+.1f} (one state: no interval)"
+
     for r in rows:
-        lines.append(f"| {r.variant} | {r.gain:+.1f} ± {r.gain_ci:.1f} | {r.share:+.1f} ± {r.share_ci:.1f} | "
-                     f"{r.diff:+.1f} ± {r.diff_ci:.1f} | {r.solves:.1f} | {r.seconds:.1f} |")
+        lines.append(f"| {r.variant} | {pm(r.gain, r.gain_ci)} | {pm(r.share, r.share_ci)} | {pm(r.diff, r.diff_ci)} | "
+                     f"{r.solves:.1f} | {r.seconds:.1f} |")
     return "\n".join(lines)

@@ -116,6 +116,9 @@ def _make_samples(ws: Workspace) -> None:
         'name = "fuzz"\ngame = "kuhn"\nhands = 20\nseed = 0\nduplicate = true\naivat = true\nround_robin = true\n'
         '[agents]\ncall = "call"\nrandom = "random"\n'
     )
+    ws.samples["realtime-config"] = d / "realtime.toml"
+    ws.samples["realtime-config"].write_text(f'blueprint = "{ws.samples["blueprint"]}"\n[round.0]\nmode = "solve"\n'
+                                             'iterations = 10\nmin_iterations = 1\n')
     ws.samples["leaves-config"] = d / "leaves.toml"
     ws.samples["leaves-config"].write_text(f'[leaves]\nname = "fuzz"\nblueprint = "{ws.samples["blueprint"]}"\nk = 2\n')
     ws.samples["leafnet-config"] = d / "leafnet.toml"
@@ -229,6 +232,9 @@ BASELINES: dict[str, Baseline] = {
     "sog": Baseline(lambda ws, d: ["eval", "--game", "kuhn", "--search", "1,1", "--seeds", "1",
                                    "--exact-iterations", "2", "--out", str(d / "sog"), "--no-progress"],
                     pinned=frozenset({"sog_command", "game", "search", "seeds", "exact_iterations", "checkpoint"})),
+    "street-gain": Baseline(lambda ws, d: ["--config", str(ws.samples["realtime-config"]), "--street", "preflop",
+                                           "--states", "1", "--out", str(d / "gain.jsonl"), "--no-progress"],
+                            reads={"config": "realtime-config"}, pinned=frozenset({"states"})),
     "stackelberg": Baseline(lambda ws, d: ["figures"], pinned=frozenset({"tables"})),
     "spot": Baseline(lambda ws, d: ["--board", "Ks9h4c7d2s", "--pot", "100", "--stack", "200", "--oop", "AA,72o",
                                     "--ip", "QQ,AKs", "--bets", "100%", "--raises", "a", "--iterations", "20", "-q",

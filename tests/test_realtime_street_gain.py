@@ -148,3 +148,14 @@ def test_command_measures_resumes_and_refuses_another_design(hunl_tiny_home, mon
     assert main(argv[:5] + ["--seed", "4"] + argv[7:]) != 0  # another design: refused, file untouched
     assert "another design" in capsys.readouterr().err
     assert out.read_text().splitlines() == lines
+
+
+def test_a_round_sets_its_own_rollouts():
+    cfg = RealtimeConfig.from_dict({"blueprint": "x", "leaves": {"rollouts": 3},
+                                    "round": {"1": {"mode": "solve"}, "2": {"mode": "solve", "rollouts": 0}}})
+    assert (cfg.rollouts(1), cfg.rollouts(2)) == (3, 0)
+    plain = RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve"}}})
+    same = RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve", "rollouts": -1}}})
+    assert plain.identity() == same.identity()  # the default leaves existing cache digests alone
+    with pytest.raises(PokerbotError, match="rollouts must be -1"):
+        RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve", "rollouts": -2}}})
