@@ -217,3 +217,12 @@ def test_pair_tables_save_and_load_memory_mapped(leduc_pot, tmp_path) -> None:
     path.write_bytes(b"garbage")
     with pytest.raises(CheckpointError, match="not a readable leaf table"):
         PairTableEvaluator.load(path, dl)
+
+
+def test_equity_products_are_the_matrix_product():
+    from pokerbot.solver.leaves import equity_products
+
+    rng = np.random.default_rng(7)
+    e, r, stake = rng.standard_normal((37, 41)), rng.random((3, 41)), np.array([2.0, -1.5, 0.25])
+    assert np.allclose(equity_products(e, r, stake), (e @ r.T).T * stake[:, None], rtol=1e-12, atol=1e-12)
+    assert not np.allclose(equity_products(e, r, stake), (e @ r.T).T)  # the stakes do scale it
