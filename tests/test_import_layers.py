@@ -38,6 +38,7 @@ CLI_IMPORTS: dict[str, set[str]] = {
     "pokerbot/commands/play.py": {"evaluation"},
     "pokerbot/commands/sog.py": {"realtime"},
     "pokerbot/commands/stackelberg.py": {"experiments"},
+    "pokerbot/commands/street_gain.py": {"realtime"},
     "pokerbot/commands/train.py": {"blueprint"},
 }
 #: The research systems, by module prefix.
