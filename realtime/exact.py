@@ -120,7 +120,9 @@ def _exploitability(policy: BlueprintPolicy, opponent: Menu | None,
     return 1000.0 * total / 2.0 / policy.game.big_blind
 
 
-def _decide(resolver: Resolver) -> Callable[[State], tuple[list[Action], np.ndarray]]:
+def decisions(resolver: Resolver) -> Callable[[State], tuple[list[Action], np.ndarray]]:
+    """The agent's decisions as a :func:`compose` source: public state -> (actions, probabilities of every hand)."""
+
     def decide(state: State) -> tuple[list[Action], np.ndarray]:
         d: Decision = resolver.decide(state)
         return d.actions, d.probs
@@ -131,7 +133,7 @@ def _decide(resolver: Resolver) -> Callable[[State], tuple[list[Action], np.ndar
 def exploitability(resolver: Resolver, opponent: Menu | None = None) -> float:
     """The agent's exact exploitability in mbb/g against an opponent with menu ``opponent``
     (None: the abstraction's)."""
-    return _exploitability(resolver.policy, opponent, _decide(resolver), agent_sizes(resolver))
+    return _exploitability(resolver.policy, opponent, decisions(resolver), agent_sizes(resolver))
 
 
 def blueprint_exploitability(policy: BlueprintPolicy, opponent: Menu | None = None) -> float:
@@ -146,7 +148,7 @@ def head_to_head(resolver: Resolver) -> float:
     total = 0.0
     for seat in range(2):
         tree = eval_tree(policy, seat, None, agent_sizes(resolver))
-        strat = compose(tree, seat, _decide(resolver), into=compose(tree, 1 - seat, policy.probabilities))
+        strat = compose(tree, seat, decisions(resolver), into=compose(tree, 1 - seat, policy.probabilities))
         ev0 = expected_value(tree, strat)
         total += ev0 if seat == 0 else -ev0
     return 1000.0 * total / 2.0 / policy.game.big_blind

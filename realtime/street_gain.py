@@ -46,7 +46,7 @@ from pokerbot.solver.best_response import expected_value
 from pokerbot.solver.tree import build_tree, hand_universe
 from pokerbot.state import State
 from realtime.agent import Resolver
-from realtime.exact import EvalMenu, _decide, agent_sizes, compose
+from realtime.exact import EvalMenu, agent_sizes, compose, decisions
 
 #: Street names as people say them.
 STREETS = {"preflop": 0, "flop": 1, "turn": 2, "river": 3}
@@ -175,10 +175,9 @@ def gain_at(resolver: Resolver, state: State, seat: int) -> Gain:
     ranges = blueprint_ranges(policy, root)
     other = compose(tree, 1 - seat, policy.probabilities)
     base = compose(tree, seat, policy.probabilities, into=other.copy())
-    resolver.clear()
-    resolver.memo.clear()
+    resolver.clear()  # this state's decisions only (the solve count below)
     start = time.perf_counter()
-    mine = compose(tree, seat, _decide(resolver), into=other)
+    mine = compose(tree, seat, decisions(resolver), into=other)
     seconds = time.perf_counter() - start
     solves = sum(1 for d in resolver.memo.values() if d.source == "solve")
     sign = 1.0 if seat == 0 else -1.0
@@ -370,6 +369,7 @@ def render(design: Design, rows: Sequence[Row], reach_fraction: float) -> str:
              f"| variant | gain at the {street} | share of mbb/g | paired against {rows[0].variant if rows else ''} "
              "| solves per seat and state | seconds per seat and state |",
              "|---|---:|---:|---:|---:|---:|"]
+
     def pm(m: float, ci: float) -> str:
         return f"{m:+.1f} ± {ci:.1f}" if math.isfinite(ci) else f"{m:+.1f} (one state: no interval)"
 

@@ -97,3 +97,16 @@ def hunl_tiny_home(tmp_path_factory, tiny_card_abstraction: object) -> Path:
     bp = Blueprint.load(directory / "blueprint.npz")
     build_bias_set(home / "leaves" / "hunl-tiny-bias", "hunl-tiny-bias", bp.tree, bp.strategy, bp.tree.signature())
     return home
+
+
+@pytest.fixture(scope="session")
+def leduc_nl_tiny_blueprint(tmp_path_factory):
+    """A 20,000-iteration MCCFR blueprint of no-limit Leduc with the ``tiny`` menu (pot, all-in), about 2 s."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    d = tmp_path_factory.mktemp("bp-leduc-nl")
+    t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny", chunk=10_000),
+                directory=d)
+    t.train(progress=False)
+    return t.blueprint()

@@ -33,12 +33,8 @@ RICH = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
 
 
 @pytest.fixture(scope="module")
-def blueprint(tmp_path_factory):
-    d = tmp_path_factory.mktemp("bp-leduc-nl")
-    t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny", chunk=10_000),
-                directory=d)
-    t.train(progress=False)
-    return t.blueprint()
+def blueprint(leduc_nl_tiny_blueprint):
+    return leduc_nl_tiny_blueprint
 
 
 def config(gadget: str, iterations: int = 100, round0: str = "blueprint", **extra) -> RealtimeConfig:

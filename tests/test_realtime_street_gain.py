@@ -14,9 +14,7 @@ import json
 import numpy as np
 import pytest
 
-from blueprint.config import BlueprintConfig
 from blueprint.policy import BlueprintPolicy
-from blueprint.trainer import Trainer
 from pokerbot.errors import PokerbotError
 from pokerbot.state import State
 from realtime.agent import Resolver
@@ -26,12 +24,8 @@ from realtime.street_gain import Design, Variant, blueprint_ranges, gain_at, loa
 
 
 @pytest.fixture(scope="module")
-def blueprint(tmp_path_factory):
-    d = tmp_path_factory.mktemp("bp-leduc-nl-gain")
-    t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny", chunk=10_000),
-                directory=d)
-    t.train(progress=False)
-    return t.blueprint()
+def blueprint(leduc_nl_tiny_blueprint):
+    return leduc_nl_tiny_blueprint
 
 
 def round1_agent(blueprint, gadget: str = "resolve") -> Resolver:
