@@ -22,7 +22,11 @@ away. This module measures each street's gain without dealing private cards or l
 
 The tree from a state to the end of the hand must fit in memory as strategy arrays: the turn
 (hunl-tiny's menu: about 7,000 nodes x 1,326 hands, 40 MB) and the river are cheap; a flop
-state's tree to the end holds every turn card (50 times the turn's) and is refused.
+state's tree to the end holds every turn card (49 turn trees) and is refused. At a flop state
+the tree holds a few turn cards drawn at random instead (``Design.turn_cards``; every river card
+after each), weighted to stand for all 49 (``build_tree(deals=...)``): the agent's flop decisions
+do not depend on the turn card, and both its winnings and the blueprint's are estimated without
+bias on the same cards, so the sampled cards add variance over states, not bias.
 
 >>> from realtime.street_gain import override
 >>> override({"round": {"2": {"mode": "solve"}}}, ["round.2.iterations=50", "leaves.k=2"])
@@ -51,8 +55,9 @@ from realtime.exact import EvalMenu, agent_sizes, compose, decisions
 #: Street names as people say them.
 STREETS = {"preflop": 0, "flop": 1, "turn": 2, "river": 3}
 
-#: Largest tree (nodes) :func:`gain_at` builds: the turn to the end of the hand fits, a flop does not.
-MAX_NODES = 200_000
+#: Largest tree (nodes) :func:`gain_at` builds: the turn to the end of the hand fits, a flop with every
+#: turn card does not (with 4 of them, hunl-tiny's largest flop trees hold ~130,000 nodes, 1.2 GB a strategy).
+MAX_NODES = 300_000
 
 
 def override(data: dict, settings: Sequence[str]) -> dict:
@@ -162,16 +167,32 @@ class Gain:
         return self.agent - self.blueprint
 
 
-def gain_at(resolver: Resolver, state: State, seat: int) -> Gain:
-    """The agent in ``seat`` against the blueprint from public ``state`` to the end of the hand (see the module)."""
+def next_cards(state: State, count: int, seed: int) -> tuple[int, ...]:
+    """``count`` cards of the next round's deal after ``state``'s board, drawn uniformly without replacement
+    (the game's next round must deal one card) from a generator seeded by ``seed``."""
+    game = state.game
+    if state.round + 1 >= game.num_rounds or game.num_board_cards[state.round + 1] != 1:
+        raise PokerbotError(f"sampled cards need a one-card deal after round {state.round}")
+    free = [c for c in sorted(game.deck()) if c not in state.visible_board]
+    if not 0 < count <= len(free):
+        raise PokerbotError(f"turn cards: 1 to {len(free)}, got {count}")
+    rng = np.random.default_rng(seed)
+    return tuple(sorted(int(c) for c in rng.choice(free, size=count, replace=False)))
+
+
+def gain_at(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = ()) -> Gain:
+    """The agent in ``seat`` against the blueprint from public ``state`` to the end of the hand (see the module);
+    ``cards``: the next round's deals the tree holds (a sample standing for all; empty: every card)."""
     policy = resolver.policy
     game = policy.game
     uni = hand_universe(game)
     root = state.with_cards(hole_cards=((),) * game.num_players, board_cards=state.visible_board)
-    tree = build_tree(game, EvalMenu(policy, seat, None, agent_sizes(resolver)), root=root, hands=(uni, uni))
+    deals = {root.round + 1: [(int(c),) for c in cards]} if len(cards) else None
+    tree = build_tree(game, EvalMenu(policy, seat, None, agent_sizes(resolver)), root=root, hands=(uni, uni),
+                      deals=deals)
     if tree.num_nodes > MAX_NODES:
         raise PokerbotError(f"the tree from {root.betting_string()!r} to the end has {tree.num_nodes:,} nodes "
-                            f"(at most {MAX_NODES:,}): measure a later street")
+                            f"(at most {MAX_NODES:,}): measure a later street, or sample fewer turn cards")
     ranges = blueprint_ranges(policy, root)
     other = compose(tree, 1 - seat, policy.probabilities)
     base = compose(tree, seat, policy.probabilities, into=other.copy())
@@ -181,7 +202,8 @@ def gain_at(resolver: Resolver, state: State, seat: int) -> Gain:
     seconds = time.perf_counter() - start
     solves = sum(1 for d in resolver.memo.values() if d.source == "solve")
     sign = 1.0 if seat == 0 else -1.0
-    return Gain(root.betting_string() + "|" + " ".join(map(str, root.visible_board)), seat,
+    return Gain(root.betting_string() + "|" + " ".join(map(str, root.visible_board))
+                + ("|" + " ".join(map(str, cards)) if len(cards) else ""), seat,
                 sign * expected_value(tree, mine, ranges), sign * expected_value(tree, base, ranges), seconds, solves)
 
 
@@ -216,17 +238,28 @@ class Variant:
 @dataclass(frozen=True)
 class Design:
     """An ablation fixed before its first state is measured: the agent's config, the street, the states
-    (how many, from which seed) and the variants, measured in that order on the same states."""
+    (how many, from which seed), the variants, measured in that order on the same states, and on the flop
+    how many turn cards stand for all at each state (0: every card, only where the tree fits)."""
 
     config: str
     street: int
     states: int
     seed: int
     variants: tuple[Variant, ...]
+    turn_cards: int = 0
 
     def as_dict(self) -> dict[str, object]:
-        return {"config": self.config, "street": self.street, "states": self.states, "seed": self.seed,
-                "variants": [[v.name, list(v.settings)] for v in self.variants]}
+        out: dict[str, object] = {"config": self.config, "street": self.street, "states": self.states,
+                                  "seed": self.seed, "variants": [[v.name, list(v.settings)] for v in self.variants]}
+        if self.turn_cards:
+            out["turn_cards"] = self.turn_cards
+        return out
+
+    def cards(self, index: int, state: State) -> tuple[int, ...]:
+        """The turn cards the tree at state ``index`` holds (the same for every variant), or () for every card."""
+        if not self.turn_cards:
+            return ()
+        return next_cards(state, self.turn_cards, self.seed * 1_000_003 + index)
 
 
 def make_resolver(design: Design, variant: Variant, blueprint: Blueprint | None = None) -> Resolver:
@@ -319,7 +352,7 @@ def measure(design: Design, out: str, progress: bool = True) -> tuple[list[dict]
             res = resolvers.get(v.name)
             if res is None:
                 res = resolvers[v.name] = make_resolver(design, v, bp)
-            g = gain_at(res, sampled.states[i], seat)
+            g = gain_at(res, sampled.states[i], seat, design.cards(i, sampled.states[i]))
             row = {"variant": v.name, "index": i, "seat": seat, "state": g.state, "agent": g.agent,
                    "blueprint": g.blueprint, "seconds": g.seconds, "solves": g.solves}
             done.append(row)

@@ -153,3 +153,42 @@ def test_a_round_sets_its_own_rollouts():
     assert plain.identity() == same.identity()  # the default leaves existing cache digests alone
     with pytest.raises(PokerbotError, match="rollouts must be -1"):
         RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"mode": "solve", "rollouts": -2}}})
+
+
+def test_gains_over_sampled_next_cards_add_up_to_the_gain_over_every_card(blueprint):
+    """``gain_at(cards=...)`` (the flop's turn cards on HUNL): on no-limit Leduc, the agent re-solving round 0
+    gains at the first state, measured over a partition of the board cards and weighted by each part's share,
+    exactly what it gains over every card; one part alone does not give it."""
+    r0 = {"mode": "solve", "gadget": "unsafe", "alt": "blueprint", "iterations": 60, "min_iterations": 1,
+          "algorithm": "dcfr", "time_budget": 1000.0, "depth_limit": -1}
+    agent = Resolver(RealtimeConfig.from_dict({"blueprint": "unused", "action_time_limit": 1000.0,
+                                               "round": {"0": r0, "1": {"mode": "blueprint"}}}), blueprint)
+    state = State.initial(agent.policy.game)
+    deck = sorted(agent.policy.game.deck())
+    parts = [deck[:2], deck[2:]]
+    for seat in (0, 1):
+        whole = gain_at(agent, state, seat)
+        assert abs(whole.gain) > 1e-4  # the identity below is not 0 = 0
+        got = [gain_at(agent, state, seat, part) for part in parts]
+        shares = [len(part) / len(deck) for part in parts]
+        assert sum(s * g.agent for s, g in zip(shares, got, strict=True)) == pytest.approx(whole.agent, rel=1e-9, abs=1e-12)
+        assert sum(s * g.gain for s, g in zip(shares, got, strict=True)) == pytest.approx(whole.gain, rel=1e-9, abs=1e-12)
+        assert abs(got[0].gain - whole.gain) > 1e-6  # one part is not the whole
+
+
+def test_the_flop_is_measured_over_sampled_turn_cards(hunl_tiny_home, monkeypatch, tmp_path, capsys):
+    from pokerbot.cli import main
+
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
+    out = tmp_path / "flop.jsonl"
+    argv = ["street-gain", "--street", "flop", "--states", "1", "--turn-cards", "1", "--no-progress", "--out",
+            str(out), "--variant", "quick: round.1.iterations=10, round.1.min_iterations=1"]
+    assert main(argv) == 0
+    head, *rows = (json.loads(line) for line in out.read_text().splitlines())
+    assert head["design"]["turn_cards"] == 1 and len(rows) == 2
+    turn = [int(c) for c in rows[0]["state"].split("|")[2].split()]  # the state names the turn card it holds
+    board = [int(c) for c in rows[0]["state"].split("|")[1].split()]
+    assert len(turn) == 1 and turn[0] not in board and all(r["solves"] >= 1 for r in rows)
+    capsys.readouterr()
+    assert main(["street-gain", "--street", "turn", "--turn-cards", "2", "--out", str(tmp_path / "x.jsonl")]) != 0
+    assert "--turn-cards is for --street flop" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from pokerbot.solver import (
     pot_fraction_menu,
     solve,
 )
-from pokerbot.solver.tree import CHANCE, SHOWDOWN
+from pokerbot.solver.tree import CHANCE, SHOWDOWN, PublicTree
 from pokerbot.state import CALL, FOLD, State, raise_to
 
 
@@ -90,3 +90,47 @@ def test_bad_menus_are_refused() -> None:
 
         three = parse_gamedef(load_game("kuhn").to_text().replace("numPlayers = 2", "numPlayers = 3").replace("blind = 1 1", "blind = 1 1 1"))
         build_tree(three)
+
+
+def test_trees_restricted_to_some_deals_add_up_to_the_whole_tree() -> None:
+    """``build_tree(deals=...)``: the values of trees holding a partition of the river cards, weighted by their
+    shares of the cards, add up to the whole tree's (card removal at showdowns and folds included); one part
+    alone does not."""
+    from pokerbot.solver import expected_value
+    from pokerbot.solver.tree import hand_universe
+
+    game = load_game("hunl")
+    root = State.initial(game, board_cards=[0, 17, 30, 45, 9])
+    for _ in range(4):  # a limp and a check preflop, two checks on the flop: the turn
+        root = root.apply(CALL)
+    root = root.with_cards(hole_cards=((), ()), board_cards=root.visible_board)
+    assert root.round == 2 and len(root.visible_board) == 4
+    uni = hand_universe(game)
+    menu = pot_fraction_menu((1.0,), True, 1)
+    full = build_tree(game, menu, root=root, hands=(uni, uni))
+    rng = np.random.default_rng(3)
+    ranges = (rng.random(len(uni)), rng.random(len(uni)))
+    river = [c for c in range(52) if c not in root.visible_board]
+    parts = [river[i::3] for i in range(3)]
+    trees = [build_tree(game, menu, root=root, hands=(uni, uni), deals={3: [(c,) for c in part]}) for part in parts]
+    assert sum(int(t.num_children[t.kind == CHANCE].sum()) for t in trees) == int(full.num_children[full.kind == CHANCE].sum())
+
+    def strategy(t: PublicTree) -> np.ndarray:  # one random strategy, the same at a betting and board in every tree
+        import zlib
+
+        out = np.zeros(t.num_slots)
+        for n in np.nonzero(t.slot >= 0)[0]:
+            k, h = int(t.num_children[n]), t.num_hands[int(t.player[n])]
+            key = f"{t.betting[int(t.template[n])]}|{t.board_text(int(t.board[n]))}"
+            g = np.random.default_rng(zlib.crc32(key.encode()))
+            x = g.random((k, h))
+            out[t.slot[n]: t.slot[n] + k * h] = (x / x.sum(axis=0)).ravel()
+        return out
+
+    whole = expected_value(full, strategy(full), ranges)
+    part_values = [expected_value(t, strategy(t), ranges) for t in trees]
+    shares = [len(part) / len(river) for part in parts]
+    assert sum(s * v for s, v in zip(shares, part_values, strict=True)) == pytest.approx(whole, rel=1e-9, abs=1e-9)
+    assert abs(part_values[0] - whole) > 1e-3  # negative control: one part is not the whole
+    with pytest.raises(SolverError, match="deals"):
+        build_tree(game, menu, root=root, hands=(uni, uni), deals={3: [(root.visible_board[0],)]})

@@ -21,6 +21,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the real-time agent: a configs/realtime-NAME.toml name or a TOML path (default hunl-tiny)")
     parser.add_argument("--street", default="turn", choices=["preflop", "flop", "turn", "river"],
                         help="the street re-solved; its tree to the end of the hand must fit (default turn)")
+    parser.add_argument("--turn-cards", type=int, default=None, metavar="N",
+                        help="on the flop: turn cards drawn at each state to stand for all 49, the same for every "
+                             "variant (default 4; the tree with every turn card does not fit)")
     parser.add_argument("--states", type=int, default=20, help="public states measured (default 20)")
     parser.add_argument("--seed", type=int, default=0, help="seed of the self-play that draws the states (default 0)")
     parser.add_argument("--variant", action="append", default=[], metavar="'NAME[: key=value, ...]'",
@@ -47,7 +50,12 @@ def run(args: argparse.Namespace) -> int:
     names = [v.name for v in variants]
     if len(set(names)) != len(names):
         raise PokerbotError(f"--variant names must differ: {names}")
-    design = Design(args.config, STREETS[args.street], args.states, args.seed, variants)
+    street = STREETS[args.street]
+    if args.turn_cards is not None and street != STREETS["flop"]:
+        raise PokerbotError("--turn-cards is for --street flop (later streets take every card)")
+    turn_cards = (4 if args.turn_cards is None else count("--turn-cards", args.turn_cards, high=49)) \
+        if street == STREETS["flop"] else 0
+    design = Design(args.config, street, args.states, args.seed, variants, turn_cards)
     out = args.out or str(Path("runs") / f"street-gain-{Path(args.config).stem}-{args.street}-s{args.seed}.jsonl")
     output_file("--out", out, make_parents=True)
     from pokerbot.files import exclusive

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Collection, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any, cast
@@ -258,6 +258,7 @@ def build_tree(
     depth_limit: int | None = None,
     deal_at_root: bool = False,
     suit_symmetry: Sequence[Sequence[int]] = (),
+    deals: Mapping[int, Collection[tuple[int, ...]]] | None = None,
 ) -> PublicTree:
     """The public tree of ``game`` from ``root`` (default: the start of a hand).
 
@@ -279,6 +280,14 @@ def build_tree(
     board dealt so far; the other deals are valued as that child with the hands permuted
     (``iso_*`` arrays). Exact only for ranges invariant under the permutations (the
     caller's promise; :class:`~pokerbot.solver.spot.Spot` checks it).
+
+    ``deals``: for a round ``r``, a sample of that round's deals standing for all of them
+    (``{2: [(c1,), (c2,)]}``: two turn cards). Where that round is dealt, the tree holds
+    only the sampled deals that miss the board so far, each weighted by (possible deals /
+    kept deals) times its usual chance weight: a value on the tree estimates the whole
+    tree's without bias when the deals are drawn uniformly at random (and is exact with
+    every deal kept); over a partition of the deals, the parts' values weighted by their
+    shares of the deals add up to the whole tree's.
 
     Raises :class:`SolverError` for games the solver does not handle (not two
     players, more than two hole cards), a root without its board, or a menu
@@ -308,6 +317,15 @@ def build_tree(
             f"root state at round {root.round} needs {game.board_cards_through(root.round)} board cards "
             f"(or {game.board_cards_before(root.round)} with deal_at_root=True), has {len(root.visible_board)}"
         )
+    if deals and suit_symmetry:
+        raise SolverError("deals and suit_symmetry cannot be combined")
+    only: dict[int, set[tuple[int, ...]]] = {}
+    for r, cards in (deals or {}).items():
+        if not 0 < r < game.num_rounds or game.num_board_cards[r] == 0:
+            raise SolverError(f"deals: round {r} deals no board cards")
+        only[r] = {tuple(sorted(int(c) for c in d)) for d in cards}
+        if any(len(d) != game.num_board_cards[r] or len(set(d)) != len(d) for d in only[r]):
+            raise SolverError(f"deals: round {r} deals {game.num_board_cards[r]} distinct cards")
     root_board = _split_board(game, root)
     if deal_at_root:
         root_board = root_board[: root.round]
@@ -404,11 +422,16 @@ def build_tree(
             remaining = [c for c in deck_cards if c not in used]
             ncards = game.num_board_cards[t.deal_round]
             outcomes = list(itertools.combinations(remaining, ncards))
+            possible = len(outcomes)
+            if t.deal_round in only:
+                outcomes = [d for d in outcomes if tuple(sorted(d)) in only[t.deal_round]]
+                if not outcomes:
+                    raise SolverError(f"deals: none of round {t.deal_round}'s deals is possible on board {format_cards(sorted(used))}")
             free = game.deck_size - len(used) - 2 * k
             denom = math.comb(free, ncards)
             if denom <= 0:
                 raise SolverError("not enough cards to deal the board")
-            chance_w[n] = 1.0 / denom
+            chance_w[n] = possible / len(outcomes) / denom
             # Deals equivalent under a suit permutation that fixes the board: one child stands for its orbit.
             orbit: dict[tuple[int, ...], list[tuple[tuple[int, ...], int]]] = {}
             stab = [i for i, g in enumerate(perms) if {_map_card(g, c, ns) for c in used} == used] if perms else []
