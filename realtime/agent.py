@@ -425,7 +425,8 @@ class Resolver:
             return PreflopTableEvaluator(tree, self._table, us)
         return make_leaf_evaluator(self.config.leaf_evaluator(state.round), tree, blueprint=self.blueprint,
                                    continuations=(conts[0], conts[1]), model=self._leafnet,
-                                   rollouts=self.config.rollouts(state.round), seed=seed)
+                                   rollouts=self.config.rollouts(state.round), seed=seed,
+                                   shared_runouts=self.config.leaves.shared_runouts)
 
 
 def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np.ndarray]:

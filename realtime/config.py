@@ -119,6 +119,9 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "rollouts": ("run-outs per leaf of the rollout evaluator; 0: every run-out once (the exact expectation "
                      "over the cards to come; a round's own `rollouts` overrides it)", ">= 0"),
         "equity_samples": ("all-in leaves: run-outs sampled for their equity; 0: every run-out", ">= 0"),
+        "shared_runouts": ("sampled run-outs: the same for every leaf of a subgame on one board (common random "
+                           "numbers: the solve compares its actions over the same cards), or drawn per leaf",
+                           "true, false"),
     },
     "round.N": {
         "mode": ("re-solve this round's decisions, or play the blueprint", "solve, blueprint"),
@@ -219,6 +222,7 @@ class LeavesConfig:
     factor: float = 10.0
     rollouts: int = 3
     equity_samples: int = 0
+    shared_runouts: bool = False
 
     def check(self) -> LeavesConfig:
         if self.evaluator not in LEAF_EVALUATORS[:2]:
@@ -281,6 +285,8 @@ class RealtimeConfig:
             c.pop("min_iterations")
             if c["rollouts"] == -1:
                 c.pop("rollouts")  # the default: digests of files written before the key existed stay
+        if not d["leaves"]["shared_runouts"]:
+            d["leaves"].pop("shared_runouts")  # likewise
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     @classmethod

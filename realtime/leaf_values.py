@@ -272,7 +272,10 @@ class RolloutLeafEvaluator(LeafEvaluator):
     ``[blueprint.strategy]`` for a player who plays the blueprint beyond the leaves).
     ``rollouts`` run-outs per leaf (the paper found 3 best), ``seed`` makes them
     reproducible; ``rollouts=0`` takes every run-out once (the expectation over the cards to come: a
-    river leaf's 44-odd cards, a small game's flops). The work is done here, once; :meth:`values` is a cheap batched pass.
+    river leaf's 44-odd cards, a small game's flops). ``shared``: the leaves on one board are valued over the
+    same sampled run-outs (common random numbers: the solve compares its actions over the same cards, and
+    cannot prefer an action for the cards its leaves happened to draw); otherwise each leaf draws its own.
+    The work is done here, once; :meth:`values` is a cheap batched pass.
     """
 
     def __init__(
@@ -282,6 +285,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         continuations: tuple[Sequence[StrategyArray], Sequence[StrategyArray]],
         rollouts: int = 3,
         seed: int = 0,
+        shared: bool = False,
     ) -> None:
         from blueprint.continuation import as_strategy
         from blueprint.model import make_cards
@@ -320,6 +324,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         chunks: list[np.ndarray] = []
         pos = 0
         weight = np.zeros(nl)
+        drawn: dict[tuple[tuple[int, ...], int], list[list[int]]] = {}  # shared: the run-outs of each board
         self.mapped: list[tuple[int, str]] = []
         for i, li in enumerate(leaves):
             state = tree.leaf_states[int(li)]
@@ -332,9 +337,16 @@ class RolloutLeafEvaluator(LeafEvaluator):
             weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
             paths = _TerminalPaths.build(self._terminals(atree, int(node)))
             every = itertools.combinations(remaining, need) if exhaustive else None
+            if shared and every is None:
+                board_key = (tuple(remaining), need)
+                if board_key not in drawn:
+                    drawn[board_key] = [[int(c) for c in rng.choice(remaining, size=need, replace=False)]
+                                  for _ in range(rollouts)]
             for r in range(rollouts):
                 if every is not None:
                     run = [int(c) for c in next(every)]
+                elif shared:
+                    run = drawn[(tuple(remaining), need)][r]
                 else:
                     run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
                 full = board + run

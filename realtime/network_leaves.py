@@ -289,6 +289,7 @@ def make_leaf_evaluator(
     model: str | os.PathLike[str] | LeafNet | None = None,
     rollouts: int = 3,
     seed: int = 0,
+    shared_runouts: bool = False,
 ) -> LeafEvaluator:
     """A leaf evaluator for a hold'em subgame, as the real-time agent's config names it.
 
@@ -305,7 +306,7 @@ def make_leaf_evaluator(
     if kind == "rollout":
         from realtime.leaf_values import RolloutLeafEvaluator
 
-        return RolloutLeafEvaluator(tree, blueprint, continuations, rollouts=rollouts, seed=seed)
+        return RolloutLeafEvaluator(tree, blueprint, continuations, rollouts=rollouts, seed=seed, shared=shared_runouts)
     if kind != "network":
         raise SolverError(f"unknown leaf evaluator {kind!r} (use 'rollout' or 'network')")
     if model is None:

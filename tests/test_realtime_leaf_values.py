@@ -236,3 +236,19 @@ def test_class_equity_is_the_mean_sign_over_disjoint_hand_pairs() -> None:
     got = _class_equity(s0, s1, cls0, cls1, hands, hands, 6, 4)
     np.testing.assert_allclose(got, want, atol=1e-12)
     assert np.abs(want).max() > 0.1  # not all ties
+
+
+def test_shared_runouts_value_every_leaf_of_a_board_over_the_same_cards(setup) -> None:
+    """``shared=True``: the leaves of a flop subgame (one board) see the same sampled run-outs, so each hand
+    falls in the same card class at every leaf; drawn per leaf (the negative control) they do not."""
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    assert len(tree.continuation_leaves) > 1
+    shared = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets[:1]), rollouts=3, seed=5, shared=True)
+    own = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets[:1]), rollouts=3, seed=5)
+    for p in range(2):
+        assert (shared._cls[p] == shared._cls[p][:1]).all()
+        assert not (own._cls[p] == own._cls[p][:1]).all()
+    # Same cards, same classes: leaves with the same betting line at the same pot would get the same values.
+    assert (shared._rows == shared._rows[:1]).all()
