@@ -12,7 +12,8 @@
    time per hand, fallbacks to the blueprint, peak memory of the process, and mbb/g with its 95% CI;
 3. ``RT_BASELINE_HANDS`` (default 10) duplicate hands against each baseline bot (random, call, raise, equity).
 
-``RT_PARTS`` picks the parts (default ``exact,hunl``; see :func:`main`): ``flop`` adds the exact table on
+``RT_PARTS`` picks the parts (default ``exact,hunl``; see :func:`main`): ``runouts`` the exact table of run-out
+sampling at rollout leaves (:func:`runout_table`, ``RT_SEEDS`` seeds), ``flop`` adds the exact table on
 small-deck no-limit flop hold'em (3 ranks, then nlfh-small itself), ``strength`` runs
 ``configs/eval-realtime-hunl-tiny.toml`` (AIVAT, baselines, LBR) on the blueprint ``RT_BLUEPRINT``, e.g.
 ``RT_PARTS=strength RT_BLUEPRINT=hunl-medium python -m bench realtime``, then the decision times per round
@@ -30,19 +31,33 @@ import tempfile
 import time
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")
 
 import numpy as np  # noqa: E402
+
+if TYPE_CHECKING:
+    from blueprint.model import Blueprint
 
 
 def load() -> str:
     return f"load average {os.getloadavg()[0]:.1f} (shared 2-core machine)"
 
 
-def exact_table() -> None:
+def leduc_blueprint() -> Blueprint:
+    """The exact tables' blueprint: MCCFR x20,000 on no-limit Leduc with the ``tiny`` menu."""
     from blueprint.config import BlueprintConfig
     from blueprint.trainer import Trainer
+
+    with tempfile.TemporaryDirectory() as d:
+        t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny",
+                                    chunk=10_000), directory=d)
+        t.train(progress=False)
+        return t.blueprint()
+
+
+def exact_table() -> None:
     from pokerbot.solver.tree import PotFractionMenu
     from realtime.agent import Resolver
     from realtime.config import RealtimeConfig
@@ -50,11 +65,7 @@ def exact_table() -> None:
     from blueprint.policy import BlueprintPolicy
 
     rich = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
-    with tempfile.TemporaryDirectory() as d:
-        t = Trainer(BlueprintConfig(name="leduc-nl-tiny", game="leduc-nl", iterations=20_000, actions="tiny",
-                                    chunk=10_000), directory=d)
-        t.train(progress=False)
-        bp = t.blueprint()
+    bp = leduc_blueprint()
 
     def cfg(gadget: str, iterations: int, round0: str) -> RealtimeConfig:
         r = {"mode": "solve", "gadget": gadget, "alt": "blueprint", "iterations": iterations, "min_iterations": 1,
@@ -74,6 +85,45 @@ def exact_table() -> None:
         print(f"{'agent, round 1 ' + gadget:<34}{on:>18.1f}{off:>14.1f}   ({time.perf_counter() - t0:.0f} s)")
     sweep = [exploitability(Resolver(cfg("maxmargin", n, "solve"), bp)) for n in (5, 40, 200)]
     print("agent, maxmargin both rounds, 5 / 40 / 200 iterations: " + " / ".join(f"{x:.1f}" for x in sweep))
+
+
+def runout_table(seeds: int = 20) -> None:
+    """Run-out sampling at rollout leaves, exact on no-limit Leduc (the counterpart of the HUNL flop and turn
+    ablations): the agent re-solves round 0 alone, depth-limited (leaves at the end of the round valued by
+    rollouts of the blueprint's continuations, K = 4, unsafe, DCFR x200) and plays the blueprint in round 1;
+    its exact head-to-head against the blueprint and its exact exploitability, for 1 or 3 sampled board cards
+    a leaf (drawn per leaf or shared by the leaves) over ``seeds`` agent seeds (mean and 95% interval), and
+    for every card (no sampling)."""
+    from realtime.agent import Resolver
+    from realtime.config import RealtimeConfig
+    from realtime.exact import exploitability, head_to_head
+
+    bp = leduc_blueprint()
+
+    def cfg(rollouts: int, shared: bool, seed: int) -> RealtimeConfig:
+        r0 = {"mode": "solve", "gadget": "unsafe", "alt": "blueprint", "iterations": 200, "min_iterations": 1,
+              "algorithm": "dcfr", "time_budget": 1e9, "depth_limit": 0}
+        return RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "seed": seed,
+                                         "leaves": {"rollouts": rollouts, "k": 4, "shared_runouts": shared},
+                                         "round": {"0": r0, "1": {"mode": "blueprint"}}})
+
+    def pm(x: list[float]) -> str:
+        a = np.asarray(x)
+        if len(a) == 1:
+            return f"{a[0]:+.1f}"
+        return f"{a.mean():+.1f} ± {1.96 * a.std(ddof=1) / np.sqrt(len(a)):.1f}"
+
+    print(f"no-limit Leduc, round 0 re-solved depth-limited with rollout leaves (K = 4, unsafe, DCFR x200), round 1 "
+          f"the blueprint; exact, mbb/g, 95% intervals over {seeds} agent seeds ({load()})")
+    print("| leaves | head to head against the blueprint | exploitability |")
+    print("|---|---:|---:|")
+    for name, rollouts, shared in (("1 card a leaf, drawn per leaf", 1, False), ("1 card, shared", 1, True),
+                                   ("3 cards a leaf, drawn per leaf", 3, False), ("3 cards, shared", 3, True),
+                                   ("every card", 0, False)):
+        runs = range(1) if rollouts == 0 else range(seeds)
+        h2h = [head_to_head(Resolver(cfg(rollouts, shared, s), bp)) for s in runs]
+        expl = [exploitability(Resolver(cfg(rollouts, shared, s), bp)) for s in runs]
+        print(f"| {name} | {pm(h2h)} | {pm(expl).lstrip('+')} |", flush=True)
 
 
 #: The agent's added sizes measured in the exact flop table (``sizes`` of a round: docs/realtime.md).
@@ -281,7 +331,8 @@ def turn_decisions(states: int = 4, seed: int = 1) -> None:
 
 
 def main() -> None:
-    """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``flop`` (flop hold'em
+    """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``runouts``
+    (:func:`runout_table`), ``flop`` (flop hold'em
     tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
     ``RT_BLUEPRINT``, agent config ``RT_CONFIG``, default hunl-tiny), ``turn`` (:func:`turn_decisions`: one turn
     decision's time at ``RT_STATES`` states, default 4), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
@@ -289,6 +340,8 @@ def main() -> None:
     parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
     if "exact" in parts:
         exact_table()
+    if "runouts" in parts:
+        runout_table(int(os.environ.get("RT_SEEDS", "20")))
     if "flop" in parts:
         exact_flop_holdem(ranks=3, sweep=(5, 200))
         exact_flop_holdem(ranks=6, gadgets=("resolve",), sweep=(), near_equilibrium=False, richer=False, sizes=(),
