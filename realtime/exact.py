@@ -22,7 +22,7 @@ choice keeps the strategy a behaviour strategy that can be measured exactly).
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from pathlib import Path
 
 import numpy as np
@@ -90,13 +90,16 @@ def agent_sizes(resolver: Resolver) -> Menu:
 
 
 def compose(tree: PublicTree, seat: int, decide: Callable[[State], tuple[list[Action], np.ndarray]],
-            into: np.ndarray | None = None) -> np.ndarray:
+            into: np.ndarray | None = None, rounds: Collection[int] | None = None) -> np.ndarray:
     """A strategy array of ``tree`` with ``seat``'s decisions from ``decide(public state)``, written into ``into``
-    (the other seat's decisions kept) or into a uniform strategy."""
+    (the other seat's decisions kept) or into a uniform strategy; with ``rounds``, only at nodes of those
+    rounds (``into`` keeps the rest)."""
     strat = uniform_strategy(tree) if into is None else into
     nh = tree.num_hands[seat]
     for n in tree.decision_nodes[seat]:
         n = int(n)
+        if rounds is not None and tree.betting[int(tree.template[n])].count("/") not in rounds:
+            continue
         actions, probs = decide(node_state(tree, n))
         labels = tree.node_labels(n)
         block = np.zeros((len(labels), nh))

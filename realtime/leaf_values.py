@@ -49,7 +49,7 @@ from pokerbot.state import ActionType, State
 if TYPE_CHECKING:
     from blueprint.abstract_game import AbstractGame
     from blueprint.continuation import StrategyArray
-    from blueprint.model import Blueprint
+    from blueprint.model import Blueprint, CardBuckets
 
 
 # --- leaf mapping --------------------------------------------------------------------------
@@ -289,7 +289,6 @@ class RolloutLeafEvaluator(LeafEvaluator):
     ) -> None:
         from blueprint.continuation import as_strategy
         from blueprint.model import make_cards
-        from pokerbot.solver.strength import hand_strengths
 
         if rollouts < 0:
             raise SolverError(f"rollouts per leaf must be >= 1 (or 0: every run-out), got {rollouts}")
@@ -325,6 +324,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         pos = 0
         weight = np.zeros(nl)
         drawn: dict[tuple[tuple[int, ...], int], list[list[int]]] = {}  # shared: the run-outs of each board
+        classes: dict[tuple[int, tuple[int, ...]], tuple[list[np.ndarray], list[np.ndarray], np.ndarray]] = {}
         self.mapped: list[tuple[int, str]] = []
         for i, li in enumerate(leaves):
             state = tree.leaf_states[int(li)]
@@ -350,27 +350,15 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 else:
                     run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
                 full = board + run
-                buckets = []
+                run_key = (state.round, tuple(full))
+                if run_key not in classes:  # a run-out's classes and equity depend on the cards, not the leaf
+                    classes[run_key] = self._classes(tree, cards, state.round, full)
+                run_cls, buckets, eq = classes[run_key]
+                if not (shared or exhaustive):
+                    del classes[run_key]  # drawn per leaf: a run-out rarely repeats
                 for p in range(2):
-                    hands = tree.hands[p].astype(np.int64)
-                    ok = ~np.isin(hands, full).any(axis=1)
-                    per_round = np.zeros((game.num_rounds, len(hands)), dtype=np.int64)
-                    for rnd in range(state.round, game.num_rounds):
-                        nb = game.board_cards_through(rnd)
-                        cards_ = np.concatenate([hands, np.tile(np.array(full[:nb], dtype=np.int64), (len(hands), 1))], axis=1)
-                        per_round[rnd, ok] = cards.bucket_batch(rnd, cards_[ok])
-                    key = np.zeros(len(hands), dtype=np.int64)
-                    for rnd in range(state.round, game.num_rounds):
-                        key = key * (cards.num_buckets[rnd] + 1) + per_round[rnd]
-                    uniq, inv = np.unique(key[ok], return_inverse=True)
-                    cls[p][i, r, ok] = inv
-                    first = np.zeros(len(uniq), dtype=np.int64)
-                    first[inv] = np.arange(len(inv))
-                    buckets.append(per_round[:, ok][:, first])  # (rounds, classes): buckets of each class
+                    cls[p][i, r] = run_cls[p]
                 rows[i, r], cols[i, r] = buckets[0].shape[1], buckets[1].shape[1]
-                strengths = [hand_strengths(tree.hands[p].astype(np.int64), np.array(full, dtype=np.int64)) for p in range(2)]
-                eq = _class_equity(strengths[0], strengths[1], cls[0][i, r], cls[1][i, r],
-                                   tree.hands[0].astype(np.int64), tree.hands[1].astype(np.int64), rows[i, r], cols[i, r])
                 reach = [[paths.reach(atree, p, st, buckets[p]) for st in strats[p]] for p in range(2)]
                 values = paths.class_values(reach[0], reach[1], eq) * scale
                 for a in range(k0):
@@ -401,6 +389,40 @@ class RolloutLeafEvaluator(LeafEvaluator):
                         pos += u.size
         self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0, np.float32)
         self._off_t = off_t
+
+    @staticmethod
+    def _classes(tree: PublicTree, cards: CardBuckets, round_: int, full: list[int],
+                 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+        """On the full board ``full``: each player's card class of every hand (-1: blocked by the board; a class
+        is the hand's buckets from ``round_`` on), the buckets of each class (rounds, classes), and the class
+        equity matrix."""
+        from pokerbot.solver.strength import hand_strengths
+
+        game = tree.game
+        cls: list[np.ndarray] = []
+        buckets: list[np.ndarray] = []
+        for p in range(2):
+            hands = tree.hands[p].astype(np.int64)
+            ok = ~np.isin(hands, full).any(axis=1)
+            per_round = np.zeros((game.num_rounds, len(hands)), dtype=np.int64)
+            for rnd in range(round_, game.num_rounds):
+                nb = game.board_cards_through(rnd)
+                cards_ = np.concatenate([hands, np.tile(np.array(full[:nb], dtype=np.int64), (len(hands), 1))], axis=1)
+                per_round[rnd, ok] = cards.bucket_batch(rnd, cards_[ok])
+            key = np.zeros(len(hands), dtype=np.int64)
+            for rnd in range(round_, game.num_rounds):
+                key = key * (cards.num_buckets[rnd] + 1) + per_round[rnd]
+            uniq, inv = np.unique(key[ok], return_inverse=True)
+            c = np.full(len(hands), -1, dtype=np.int64)
+            c[ok] = inv
+            cls.append(c)
+            first = np.zeros(len(uniq), dtype=np.int64)
+            first[inv] = np.arange(len(inv))
+            buckets.append(per_round[:, ok][:, first])  # (rounds, classes): buckets of each class
+        strengths = [hand_strengths(tree.hands[p].astype(np.int64), np.array(full, dtype=np.int64)) for p in range(2)]
+        eq = _class_equity(strengths[0], strengths[1], cls[0], cls[1], tree.hands[0].astype(np.int64),
+                           tree.hands[1].astype(np.int64), buckets[0].shape[1], buckets[1].shape[1])
+        return cls, buckets, eq
 
     @staticmethod
     def _runouts(tree: PublicTree, leaf: int) -> tuple[list[int], int]:

@@ -47,7 +47,7 @@ from blueprint.model import Blueprint
 from blueprint.policy import BlueprintPolicy
 from pokerbot.errors import PokerbotError
 from pokerbot.solver.best_response import expected_value
-from pokerbot.solver.tree import build_tree, hand_universe
+from pokerbot.solver.tree import PublicTree, build_tree, hand_universe
 from pokerbot.state import State
 from realtime.agent import Resolver
 from realtime.exact import EvalMenu, agent_sizes, compose, decisions
@@ -180,9 +180,31 @@ def next_cards(state: State, count: int, seed: int) -> tuple[int, ...]:
     return tuple(sorted(int(c) for c in rng.choice(free, size=count, replace=False)))
 
 
-def gain_at(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = ()) -> Gain:
-    """The agent in ``seat`` against the blueprint from public ``state`` to the end of the hand (see the module);
-    ``cards``: the next round's deals the tree holds (a sample standing for all; empty: every card)."""
+@dataclass
+class Baseline:
+    """The blueprint against itself from a public state, for one seat of the agent: the tree to the end of the
+    hand (the agent's added sizes at its nodes), both players' blueprint strategies on it, the blueprint's
+    ranges there and its expected winnings (player 0's chips). The same for every variant of an agent that
+    adds the same sizes, so :func:`measure` makes it once a state and seat."""
+
+    tree: PublicTree
+    strategy: np.ndarray
+    ranges: tuple[np.ndarray, np.ndarray]
+    value: float
+    sizes: tuple[str, ...]
+    label: str
+
+
+def sizes_key(resolver: Resolver) -> tuple[str, ...]:
+    """The agent's added sizes per round (what shapes its evaluation tree)."""
+    game = resolver.policy.game
+    return tuple(resolver.config.round(r).sizes if resolver.config.round(r).mode == "solve" else ""
+                 for r in range(game.num_rounds))
+
+
+def baseline(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = ()) -> Baseline:
+    """The :class:`Baseline` of ``resolver``'s agent in ``seat`` at public ``state``; ``cards``: the next round's
+    deals the tree holds (a sample standing for all; empty: every card)."""
     policy = resolver.policy
     game = policy.game
     uni = hand_universe(game)
@@ -194,17 +216,41 @@ def gain_at(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = 
         raise PokerbotError(f"the tree from {root.betting_string()!r} to the end has {tree.num_nodes:,} nodes "
                             f"(at most {MAX_NODES:,}): measure a later street, or sample fewer turn cards")
     ranges = blueprint_ranges(policy, root)
-    other = compose(tree, 1 - seat, policy.probabilities)
-    base = compose(tree, seat, policy.probabilities, into=other.copy())
+    strategy = compose(tree, 1 - seat, policy.probabilities)
+    compose(tree, seat, policy.probabilities, into=strategy)
+    label = (root.betting_string() + "|" + " ".join(map(str, root.visible_board))
+             + ("|" + " ".join(map(str, cards)) if len(cards) else ""))
+    return Baseline(tree, strategy, ranges, expected_value(tree, strategy, ranges), sizes_key(resolver), label)
+
+
+def agent_rounds(resolver: Resolver) -> set[int]:
+    """The rounds where the agent's decisions can differ from the blueprint's: those it re-solves, and the
+    rounds after the first that adds sizes (there its history may hold a size the blueprint must translate).
+    Elsewhere the agent plays the blueprint on the blueprint's own tree (``test_street_gain``'s negative
+    control checks that the two agree to the last bit)."""
+    n = resolver.policy.game.num_rounds
+    out = {r for r in range(n) if resolver.config.round(r).mode == "solve"}
+    sized = [r for r in out if resolver.config.round(r).sizes]
+    return out | set(range(min(sized), n)) if sized else out
+
+
+def gain_at(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = (),
+            base: Baseline | None = None) -> Gain:
+    """The agent in ``seat`` against the blueprint from public ``state`` to the end of the hand (see the module);
+    ``cards``: the next round's deals the tree holds (a sample standing for all; empty: every card); ``base``:
+    the state's :class:`Baseline` for this seat if made already (the agent's sizes must be its)."""
+    if base is None:
+        base = baseline(resolver, state, seat, cards)
+    elif base.sizes != sizes_key(resolver):
+        raise PokerbotError("the baseline was made for an agent with other added sizes")
     resolver.clear()  # this state's decisions only (the solve count below)
     start = time.perf_counter()
-    mine = compose(tree, seat, decisions(resolver), into=other)
+    mine = compose(base.tree, seat, decisions(resolver), into=base.strategy.copy(), rounds=agent_rounds(resolver))
     seconds = time.perf_counter() - start
     solves = sum(1 for d in resolver.memo.values() if d.source == "solve")
     sign = 1.0 if seat == 0 else -1.0
-    return Gain(root.betting_string() + "|" + " ".join(map(str, root.visible_board))
-                + ("|" + " ".join(map(str, cards)) if len(cards) else ""), seat,
-                sign * expected_value(tree, mine, ranges), sign * expected_value(tree, base, ranges), seconds, solves)
+    return Gain(base.label, seat, sign * expected_value(base.tree, mine, base.ranges), sign * base.value, seconds,
+                solves)
 
 
 def summary(gains: Sequence[float] | np.ndarray, scale: float) -> tuple[float, float]:
@@ -343,6 +389,7 @@ def measure(design: Design, out: str, progress: bool = True) -> tuple[list[dict]
 
         bar = tqdm(total=len(todo), unit="seat", desc=f"street gain ({len(design.variants)} variants)")
     resolvers: dict[str, Resolver] = {design.variants[0].name: first}
+    bases: dict[tuple[int, int, tuple[str, ...]], Baseline] = {}  # the current state's, per seat and sizes
     new = not os.path.exists(out) or os.path.getsize(out) == 0
     with open(out, "a") as f:
         if new:
@@ -352,7 +399,11 @@ def measure(design: Design, out: str, progress: bool = True) -> tuple[list[dict]
             res = resolvers.get(v.name)
             if res is None:
                 res = resolvers[v.name] = make_resolver(design, v, bp)
-            g = gain_at(res, sampled.states[i], seat, design.cards(i, sampled.states[i]))
+            key = (i, seat, sizes_key(res))
+            if key not in bases:
+                bases = {k: b for k, b in bases.items() if k[0] == i}  # one state's trees in memory at a time
+                bases[key] = baseline(res, sampled.states[i], seat, design.cards(i, sampled.states[i]))
+            g = gain_at(res, sampled.states[i], seat, base=bases[key])
             row = {"variant": v.name, "index": i, "seat": seat, "state": g.state, "agent": g.agent,
                    "blueprint": g.blueprint, "seconds": g.seconds, "solves": g.solves}
             done.append(row)

@@ -83,13 +83,20 @@ def test_street_gains_weighted_by_state_probability_are_the_exact_head_to_head(b
 
 
 def test_the_blueprint_through_the_agent_gains_nothing_at_any_state(blueprint):
-    """Negative control: an agent that plays the blueprint on every round has gain 0 to the last bit; the
-    re-solving agent at the same state does not."""
+    """Negative control: an agent that plays the blueprint on every round has gain 0 to the last bit, its
+    decisions at every node of the tree the blueprint's own (which lets ``gain_at`` ask the agent only in
+    the rounds it re-solves); the re-solving agent at the same state does not."""
+    from realtime.exact import compose, decisions
+    from realtime.street_gain import baseline
+
     plain = Resolver(RealtimeConfig.from_dict({"blueprint": "unused"}), blueprint)
     state = next(s for s in round1_states(plain.policy)).with_cards(board_cards=(int(plain.policy.hands[0][0]),))
     for seat in (0, 1):
         g = gain_at(plain, state, seat)
         assert g.gain == 0.0 and g.solves == 0
+        base = baseline(plain, State.initial(plain.policy.game), seat)  # the whole game
+        through = compose(base.tree, seat, decisions(plain), into=base.strategy.copy())
+        assert np.array_equal(through, base.strategy)
     assert any(abs(gain_at(round1_agent(blueprint, "unsafe"), state, seat).gain) > 1e-6 for seat in (0, 1))
 
 
