@@ -482,3 +482,26 @@ def test_random_translation_varies_by_hand_and_holds_within_one(blueprint):
         RealtimeConfig.from_dict({"blueprint": "x", "translation": "nearest"})
     with pytest.raises(RealtimeConfigError, match="cache"):
         RealtimeConfig.from_dict({"blueprint": "x", "translation": "random", "round": {"0": {"cache": True}}})
+
+
+def test_sampled_cards_at_rollout_leaves_cost_the_gain_every_card_keeps(blueprint, base):
+    """The exact counterpart of the HUNL run-out ablations (docs/realtime.md): round 0 re-solved depth-limited,
+    its leaves valued by rollouts. Over every board card the re-solve beats the blueprint head to head and is
+    no more exploitable; with one sampled card a leaf (drawn per leaf or shared) it wins less and is several
+    times as exploitable (the negative control)."""
+    from realtime.exact import head_to_head
+
+    def agent(rollouts: int, shared: bool, seed: int = 0) -> Resolver:
+        r0 = {"mode": "solve", "gadget": "unsafe", "alt": "blueprint", "iterations": 200, "min_iterations": 1,
+              "algorithm": "dcfr", "time_budget": 1e9, "depth_limit": 0}
+        return Resolver(RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "seed": seed,
+                                                  "leaves": {"rollouts": rollouts, "shared_runouts": shared},
+                                                  "round": {"0": r0, "1": {"mode": "blueprint"}}}), blueprint)
+
+    every = agent(0, False)
+    gain = head_to_head(every)
+    assert gain > 10.0 and exploitability(every) <= base[0] + 1.0  # measured +23.9; 125.2 against 126.2
+    for shared in (False, True):
+        one = agent(1, shared)
+        # seed 0: -82.5 and +8.7 mbb/g, 888.3 and 541.6 exploitable (over 20 seeds -88.8 and -61.5 on average)
+        assert head_to_head(one) < gain - 10.0 and exploitability(one) > 3 * base[0]
