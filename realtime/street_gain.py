@@ -274,11 +274,27 @@ class Variant:
 
         >>> Variant.parse("rollouts 30: leaves.rollouts=30, round.2.iterations=50")
         Variant(name='rollouts 30', settings=('leaves.rollouts=30', 'round.2.iterations=50'))
+        >>> Variant.parse("sized: round.3.sizes='pot 0.5,1.5 all_in=0', leaves.k=2").settings
+        ("round.3.sizes='pot 0.5,1.5 all_in=0'", 'leaves.k=2')
         """
         name, _, rest = text.partition(":")
         if not name.strip():
             raise PokerbotError(f"a variant is NAME or NAME: key=value, ... ; got {text!r}")
-        return cls(name.strip(), tuple(s.strip() for s in rest.split(",") if s.strip()))
+        settings, item, quote = [], "", ""
+        for ch in rest:  # commas inside a quoted value belong to it
+            if quote:
+                quote = "" if ch == quote else quote
+            elif ch in "'\"":
+                quote = ch
+            elif ch == ",":
+                settings.append(item)
+                item = ""
+                continue
+            item += ch
+        if quote:
+            raise PokerbotError(f"variant {name.strip()!r}: a quote is not closed in {rest.strip()!r}")
+        settings.append(item)
+        return cls(name.strip(), tuple(s.strip() for s in settings if s.strip()))
 
 
 @dataclass(frozen=True)
