@@ -324,6 +324,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         pos = 0
         weight = np.zeros(nl)
         drawn: dict[tuple[tuple[int, ...], int], list[list[int]]] = {}  # shared: the run-outs of each board
+        # shared or every run-out: each run-out's classes and equity, for all leaves (held while building)
         classes: dict[tuple[int, tuple[int, ...]], tuple[list[np.ndarray], list[np.ndarray], np.ndarray]] = {}
         self.mapped: list[tuple[int, str]] = []
         for i, li in enumerate(leaves):
@@ -336,26 +337,25 @@ class RolloutLeafEvaluator(LeafEvaluator):
             free = len(remaining) - 2 * game.num_hole_cards
             weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
             paths = _TerminalPaths.build(self._terminals(atree, int(node)))
-            every = itertools.combinations(remaining, need) if exhaustive else None
-            if shared and every is None:
+            if exhaustive:
+                runs = [[int(c) for c in d] for d in itertools.combinations(remaining, need)]
+            elif shared:
                 board_key = (tuple(remaining), need)
                 if board_key not in drawn:
                     drawn[board_key] = [[int(c) for c in rng.choice(remaining, size=need, replace=False)]
-                                  for _ in range(rollouts)]
-            for r in range(rollouts):
-                if every is not None:
-                    run = [int(c) for c in next(every)]
-                elif shared:
-                    run = drawn[(tuple(remaining), need)][r]
-                else:
-                    run = [int(c) for c in rng.choice(remaining, size=need, replace=False)]
+                                        for _ in range(rollouts)]
+                runs = drawn[board_key]
+            else:
+                runs = [[int(c) for c in rng.choice(remaining, size=need, replace=False)] for _ in range(rollouts)]
+            for r, run in enumerate(runs):
                 full = board + run
-                run_key = (state.round, tuple(full))
-                if run_key not in classes:  # a run-out's classes and equity depend on the cards, not the leaf
-                    classes[run_key] = self._classes(tree, cards, state.round, full)
-                run_cls, buckets, eq = classes[run_key]
-                if not (shared or exhaustive):
-                    del classes[run_key]  # drawn per leaf: a run-out rarely repeats
+                if shared or exhaustive:  # a run-out's classes and equity depend on the cards, not the leaf
+                    run_key = (state.round, tuple(full))
+                    if run_key not in classes:
+                        classes[run_key] = self._classes(tree, cards, state.round, full)
+                    run_cls, buckets, eq = classes[run_key]
+                else:  # drawn per leaf: a run-out rarely repeats
+                    run_cls, buckets, eq = self._classes(tree, cards, state.round, full)
                 for p in range(2):
                     cls[p][i, r] = run_cls[p]
                 rows[i, r], cols[i, r] = buckets[0].shape[1], buckets[1].shape[1]

@@ -175,7 +175,7 @@ def next_cards(state: State, count: int, seed: int) -> tuple[int, ...]:
         raise PokerbotError(f"sampled cards need a one-card deal after round {state.round}")
     free = [c for c in sorted(game.deck()) if c not in state.visible_board]
     if not 0 < count <= len(free):
-        raise PokerbotError(f"turn cards: 1 to {len(free)}, got {count}")
+        raise PokerbotError(f"sampled cards: 1 to {len(free)}, got {count}")
     rng = np.random.default_rng(seed)
     return tuple(sorted(int(c) for c in rng.choice(free, size=count, replace=False)))
 
@@ -226,8 +226,8 @@ def baseline(resolver: Resolver, state: State, seat: int, cards: Sequence[int] =
 def agent_rounds(resolver: Resolver) -> set[int]:
     """The rounds where the agent's decisions can differ from the blueprint's: those it re-solves, and the
     rounds after the first that adds sizes (there its history may hold a size the blueprint must translate).
-    Elsewhere the agent plays the blueprint on the blueprint's own tree (``test_street_gain``'s negative
-    control checks that the two agree to the last bit)."""
+    Elsewhere the agent plays the blueprint on the blueprint's own tree (the negative control in
+    tests/test_realtime_street_gain.py checks that the two agree to the last bit)."""
     n = resolver.policy.game.num_rounds
     out = {r for r in range(n) if resolver.config.round(r).mode == "solve"}
     sized = [r for r in out if resolver.config.round(r).sizes]
@@ -241,6 +241,8 @@ def gain_at(resolver: Resolver, state: State, seat: int, cards: Sequence[int] = 
     the state's :class:`Baseline` for this seat if made already (the agent's sizes must be its)."""
     if base is None:
         base = baseline(resolver, state, seat, cards)
+    elif len(cards):
+        raise PokerbotError("give the sampled cards to baseline(), not with a baseline made already")
     elif base.sizes != sizes_key(resolver):
         raise PokerbotError("the baseline was made for an agent with other added sizes")
     resolver.clear()  # this state's decisions only (the solve count below)
