@@ -129,46 +129,85 @@ def _class_equity_rows(strength0, strength1, cls1, m0, m1, order, ptr, tot):
                 tot[a, b] /= cnt[b]
 
 
-@njit(cache=True, fastmath=True, parallel=True)
-def _evaluate(player, opp_reach, cls_p, cls_o, u_off, u_rows, u_cols, U, weight, out):
-    """out[l, kp, h] = sum_r weight[l] sum_ko U[l, r, kp, ko][cls_p[l, r, h], :] . binned(opp_reach[l, ko]).
+_CHUNK = 20  # run-outs per parallel task of :func:`_evaluate` (fixed: the sums do not depend on the thread count)
 
-    Leaves in parallel (each leaf's sums in the same order whatever the number of threads)."""
-    nl = out.shape[0]
-    kp_n = out.shape[1]
-    nh = out.shape[2]
-    ko_n = opp_reach.shape[1]
-    no = opp_reach.shape[2]
-    nr = cls_p.shape[1]
-    for l in prange(nl):
-        for r in range(nr):
-            nrow = u_rows[l, r]
-            ncol = u_cols[l, r]
-            if nrow == 0 or ncol == 0:
+
+@njit(cache=True, fastmath=True, parallel=True)
+def _evaluate(player, reach_t, group, cls, u_off, u_rows, u_cols, U, weight, out_t):
+    """Player ``player``'s values ``out_t[l, h, k]`` at each leaf ``l`` against the opponent's reach
+    ``reach_t[l, h', k']`` (both per hand, then per option).
+
+    Run-out ``r`` of leaf ``l`` has the block U_lr = ``U[u_off[l, r]:]`` of shape (rows, k0, cols, k1): player
+    0's payoff from a player-0 class and option against a player-1 class and option (``u_rows[l, r]`` and
+    ``u_cols[l, r]`` classes). ``cls[p][g, r, h]`` is the class of player ``p``'s hand ``h`` on run-out ``r``
+    of the leaves of group ``g = group[l]`` (leaves valued over the same run-outs share their rows); a blocked
+    hand's class is one past the last: its value is zero, its reach ignored. The opponent's reach is summed by
+    class, then multiplied by U_lr (player 0: the block's rows; player 1: its columns, negated), then read back
+    per hand; the same block serves both players (one copy, read in order either way).
+
+    Tasks of (leaf, ``_CHUNK`` run-outs) run in parallel, each into its own partial sum; a leaf's partial sums
+    are then added in run-out order, so the result does not depend on the number of threads."""
+    nl = out_t.shape[0]
+    nh = out_t.shape[1]
+    k_own = out_t.shape[2]
+    no = reach_t.shape[1]
+    k_opp = reach_t.shape[2]
+    cls_own = cls[player]
+    cls_opp = cls[1 - player]
+    nr = cls_own.shape[1]
+    nch = (nr + _CHUNK - 1) // _CHUNK
+    most = max(u_rows.max(), u_cols.max()) + 1 if u_rows.size else 1
+    part = np.zeros((nl * nch, nh, k_own))
+    for t in prange(nl * nch):
+        l = t // nch
+        r0 = (t % nch) * _CHUNK
+        g = group[l]
+        binned = np.zeros(most * k_opp)
+        vals = np.zeros(most * k_own)
+        pt = part[t]
+        rt = reach_t[l]
+        w = weight[l]
+        for r in range(r0, min(nr, r0 + _CHUNK)):
+            n0 = u_rows[l, r]
+            n1 = u_cols[l, r]
+            if n0 == 0 or n1 == 0:
                 continue
-            cp = cls_p[l, r]
-            co = cls_o[l, r]
-            binned = np.zeros(ncol)
-            vals = np.zeros(nrow)
-            for ko in range(ko_n):
-                binned[:] = 0.0
-                for h in range(no):
-                    c = co[h]
-                    if c >= 0:
-                        binned[c] += opp_reach[l, ko, h]
-                for kp in range(kp_n):
-                    base = u_off[l, r, kp, ko]
-                    for a in range(nrow):
-                        s = 0.0
-                        row = base + a * ncol
-                        for b in range(ncol):
-                            s += U[row + b] * binned[b]
-                        vals[a] = s
-                    w = weight[l]
-                    for h in range(nh):
-                        c = cp[h]
-                        if c >= 0:
-                            out[l, kp, h] += w * vals[c]
+            n_own = n0 if player == 0 else n1
+            n_opp = n1 if player == 0 else n0
+            cp = cls_own[g, r]
+            co = cls_opp[g, r]
+            binned[: (n_opp + 1) * k_opp] = 0.0
+            for h in range(no):
+                c = co[h] * k_opp
+                for k in range(k_opp):
+                    binned[c + k] += rt[h, k]
+            base = u_off[l, r]
+            if player == 0:  # vals[a, k0] = w * U_lr[a, k0, :, :] . binned
+                width = n1 * k_opp
+                for i in range(n0 * k_own):
+                    s = 0.0
+                    row = base + i * width
+                    for j in range(width):
+                        s += U[row + j] * binned[j]
+                    vals[i] = w * s
+            else:  # vals[b, k1] = -w * sum_(a, k0) binned[a, k0] U_lr[a, k0, b, k1]
+                width = n1 * k_own
+                vals[:width] = 0.0
+                for i in range(n0 * k_opp):
+                    x = binned[i]
+                    row = base + i * width
+                    for j in range(width):
+                        vals[j] += U[row + j] * x
+                for j in range(width):
+                    vals[j] *= -w
+            vals[n_own * k_own : (n_own + 1) * k_own] = 0.0
+            for h in range(nh):
+                c = cp[h] * k_own
+                for k in range(k_own):
+                    pt[h, k] += vals[c + k]
+    for l in prange(nl):
+        for t in range(l * nch, (l + 1) * nch):
+            out_t[l] += part[t]
 
 
 # --- the evaluator ---------------------------------------------------------------------------
@@ -315,12 +354,16 @@ class RolloutLeafEvaluator(LeafEvaluator):
             if any(math.comb(len(rem), need) != rollouts for rem, need in runouts):
                 raise SolverError("rollouts=0 needs the same number of run-outs at every leaf")
         self.rollouts = int(rollouts)
-        cls = [np.full((nl, rollouts, h[p]), -1, dtype=np.int64) for p in range(2)]
+        k0, k1 = self.num_choices
+        # Leaves valued over the same run-outs (shared or every run-out, on one board) form a group and share
+        # their class rows; drawn per leaf, each leaf is its own group.
+        group = np.zeros(nl, dtype=np.int64)
+        group_of: dict[tuple[int, ...], int] = {}
+        group_cls: list[list[list[np.ndarray]]] = []  # [group][player][run-out]: the class of each hand
         rows = np.zeros((nl, rollouts), dtype=np.int64)
         cols = np.zeros((nl, rollouts), dtype=np.int64)
-        k0, k1 = self.num_choices
-        offsets = np.zeros((nl, rollouts, max(k0, k1), max(k0, k1)), dtype=np.int64)
-        chunks: list[np.ndarray] = []
+        off = np.zeros((nl, rollouts), dtype=np.int64)
+        blocks: list[np.ndarray] = []
         pos = 0
         weight = np.zeros(nl)
         drawn: dict[tuple[tuple[int, ...], int], list[list[int]]] = {}  # shared: the run-outs of each board
@@ -347,6 +390,11 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 runs = drawn[board_key]
             else:
                 runs = [[int(c) for c in rng.choice(remaining, size=need, replace=False)] for _ in range(rollouts)]
+            key = (state.round, *board, *(c for run in runs for c in run)) if shared or exhaustive else (-1 - i,)
+            new_group = key not in group_of
+            group[i] = group_of.setdefault(key, len(group_of))
+            if new_group:
+                group_cls.append([[], []])
             for r, run in enumerate(runs):
                 full = board + run
                 if shared or exhaustive:  # a run-out's classes and equity depend on the cards, not the leaf
@@ -356,39 +404,30 @@ class RolloutLeafEvaluator(LeafEvaluator):
                     run_cls, buckets, eq = classes[run_key]
                 else:  # drawn per leaf: a run-out rarely repeats
                     run_cls, buckets, eq = self._classes(tree, cards, state.round, full)
-                for p in range(2):
-                    cls[p][i, r] = run_cls[p]
                 rows[i, r], cols[i, r] = buckets[0].shape[1], buckets[1].shape[1]
+                if new_group:
+                    for p in range(2):  # a blocked hand: the class one past the last (valued zero)
+                        group_cls[-1][p].append(np.where(run_cls[p] >= 0, run_cls[p], buckets[p].shape[1]))
                 reach = [[paths.reach(atree, p, st, buckets[p]) for st in strats[p]] for p in range(2)]
-                values = paths.class_values(reach[0], reach[1], eq) * scale
-                for a in range(k0):
-                    for b in range(k1):
-                        u = values[a, b]
-                        offsets[i, r, a, b] = pos
-                        chunks.append(u.astype(np.float32).ravel())  # float32: half the memory
-                        pos += u.size
-        # values(player) reads U[c_player, c_other]: store player 1's transposed copies too.
-        self._cls = cls
+                values = (paths.class_values(reach[0], reach[1], eq) * scale).astype(np.float32)  # (k0, k1, n0, n1)
+                blocks.append(values.transpose(2, 0, 3, 1).ravel())  # (n0, k0, n1, k1)
+                off[i, r] = pos
+                pos += values.size
+        self._group = group
+        self._cls = tuple(np.array([g[p] for g in group_cls], dtype=np.int32).reshape(len(group_cls), rollouts, h[p])
+                          for p in range(2))
         self._rows = rows
         self._cols = cols
-        self._off = offsets
-        self._U = np.concatenate(chunks) if chunks else np.zeros(0, np.float32)
-        del chunks
+        self._off = off
+        self._U = np.concatenate(blocks) if blocks else np.zeros(0, np.float32)  # float32: half the memory
         self._weight = weight
-        chunks_t: list[np.ndarray] = []
-        off_t = np.zeros((nl, rollouts, max(k0, k1), max(k0, k1)), dtype=np.int64)
-        pos = 0
-        for i in range(nl):
-            for r in range(rollouts):
-                for a in range(k0):
-                    for b in range(k1):
-                        o = offsets[i, r, a, b]
-                        u = self._U[o : o + rows[i, r] * cols[i, r]].reshape(rows[i, r], cols[i, r])
-                        off_t[i, r, b, a] = pos
-                        chunks_t.append(-u.T.ravel())
-                        pos += u.size
-        self._U_t = np.concatenate(chunks_t) if chunks_t else np.zeros(0, np.float32)
-        self._off_t = off_t
+
+    def leaf_classes(self, player: int) -> np.ndarray:
+        """(leaves, rollouts, hands): the card class of each of ``player``'s hands on each leaf's run-outs (-1:
+        blocked by the board or the run-out)."""
+        c = self._cls[player][self._group]
+        n = (self._rows if player == 0 else self._cols)[:, :, None]
+        return np.where(c == n, -1, c)
 
     @staticmethod
     def _classes(tree: PublicTree, cards: CardBuckets, round_: int, full: list[int],
@@ -451,11 +490,8 @@ class RolloutLeafEvaluator(LeafEvaluator):
 
     def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
         nl = opp_reach.shape[0]
-        out = np.zeros((nl, self.num_choices[player], self.tree.num_hands[player]))
-        if player == 0:
-            _evaluate(0, np.ascontiguousarray(opp_reach), self._cls[0], self._cls[1], self._off, self._rows, self._cols,
-                      self._U, self._weight, out)
-        else:
-            _evaluate(1, np.ascontiguousarray(opp_reach), self._cls[1], self._cls[0], self._off_t, self._cols, self._rows,
-                      self._U_t, self._weight, out)
-        return out
+        out_t = np.zeros((nl, self.tree.num_hands[player], self.num_choices[player]))
+        reach_t = np.ascontiguousarray(np.transpose(opp_reach, (0, 2, 1)), dtype=np.float64)
+        _evaluate(player, reach_t, self._group, self._cls, self._off, self._rows, self._cols, self._U, self._weight,
+                  out_t)
+        return np.ascontiguousarray(np.transpose(out_t, (0, 2, 1)))

@@ -248,7 +248,7 @@ def test_shared_runouts_value_every_leaf_of_a_board_over_the_same_cards(setup) -
     shared = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets[:1]), rollouts=3, seed=5, shared=True)
     own = RolloutLeafEvaluator(tree, bp, ([sets[0]], sets[:1]), rollouts=3, seed=5)
     for p in range(2):
-        assert (shared._cls[p] == shared._cls[p][:1]).all()
-        assert not (own._cls[p] == own._cls[p][:1]).all()
+        assert (shared.leaf_classes(p) == shared.leaf_classes(p)[:1]).all()
+        assert not (own.leaf_classes(p) == own.leaf_classes(p)[:1]).all()
     # Same cards, same classes: leaves with the same betting line at the same pot would get the same values.
     assert (shared._rows == shared._rows[:1]).all()
