@@ -400,9 +400,9 @@ def run_lbr(
     if workers == 1 and not ray_address:
         parts = [lbr_hands(spec, game_name, bounds[1], cards, settings, progress, value)]
     else:
-        from pokerbot.ray_util import start_ray
+        from pokerbot.ray_util import share_cores, start_ray
 
-        ray = start_ray(ray_address, workers)
+        ray = start_ray(ray_address, workers, share_cores(workers))
         task = ray.remote(num_cpus=1)(lbr_hands)
         parts = ray.get([task.remote(spec, game_name, hi - lo, cards, settings, False, value, lo)
                          for lo, hi in itertools.pairwise(bounds)])

@@ -42,6 +42,18 @@ def start_ray(address: str = "", num_cpus: int = 1, env_vars: Mapping[str, str] 
     return ray
 
 
+def share_cores(workers: int) -> dict[str, str]:
+    """Environment for ``workers`` local workers that split this machine's cores between them: each worker's
+    numba kernels get ``cores // workers`` threads (at least 1), so parallel kernels in several workers do not
+    run more spinning threads than there are cores (on 2 cores, two workers of 2 threads each ran several times
+    slower than one).
+
+    >>> share_cores(os.cpu_count() or 1)
+    {'NUMBA_NUM_THREADS': '1'}
+    """
+    return {"NUMBA_NUM_THREADS": str(max(1, (os.cpu_count() or 1) // max(1, int(workers))))}
+
+
 def _free_port() -> int:
     import socket
 
