@@ -323,12 +323,14 @@ def _leaves() -> Kind:
 def _experiment() -> Kind:
     m, lbr = _module("evaluation.experiment"), _module("evaluation.lbr")
     docs, source = m.KEY_DOCS, "evaluation/experiment.py"
-    tabled = ("agents", "lbr", "training")
+    tabled = ("agents", "paired", "lbr", "training")
     top = [k for k in m._TOP if k not in tabled]
     run_fields = {**field_types(m.LbrRun), **field_types(lbr.LbrSettings)}
     tables = [_table("", top, docs, field_types(m.Experiment), source),
               Table("agents", table_rows(docs["agents"], docs["agents"], {}, f"{source} [agents]"), free=True,
                     note="Names of your choice, each an agent spec; `matchups` and `[[lbr]]` refer to these names."),
+              _table("paired", m._PAIRED, docs, field_types(m.Paired), source, array=True,
+                     note="One table per paired comparison: A against B minus a reference against B, hand by hand."),
               _table("lbr", m._LBR, docs, run_fields, source, array=True,
                      note="One table per local-best-response run."),
               _table("training", m._TRAINING, docs, field_types(m.TrainingRun), source, array=True,
@@ -339,7 +341,7 @@ def _experiment() -> Kind:
     return Kind("Evaluation experiment", "eval-", "`pokerbot eval CONFIG`", "Matches (with AIVAT), local best response and exploitability "
                 "curves: `pokerbot eval CONFIG` writes ACPC logs, `results.csv`, `results.md` and plots under "
                 "`runs/eval-<name>/`, resuming where it stopped ([evaluation.md](evaluation.md)).",
-                "`evaluation/experiment.py` (`parse_experiment`, `Experiment`, `LbrRun`, `TrainingRun`), "
+                "`evaluation/experiment.py` (`parse_experiment`, `Experiment`, `Paired`, `LbrRun`, `TrainingRun`), "
                 "`evaluation/lbr.py` (`LbrSettings`)", tuple(tables))
 
 

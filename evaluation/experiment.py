@@ -19,6 +19,11 @@ What ``pokerbot eval CONFIG`` runs. An experiment file::
     equity = "equity"
     call = "call"
 
+    [[paired]]                    # A against B minus A' against B, hand by hand (both matchups listed)
+    agent = "realtime"
+    reference = "blueprint_seat"  # A': say the blueprint A is built on (then A' against B wins 0 in expectation)
+    opponent = "blueprint"
+
     [[lbr]]                       # local best response against an agent
     agent = "blueprint"
     hands = 200
@@ -75,6 +80,19 @@ class ExperimentError(PokerbotError, ValueError):
 
 
 @dataclass(frozen=True)
+class Paired:
+    """Agent A's winnings against B minus a reference agent A''s against B, hand by hand: both matchups are
+    played on the same deals, and agents that draw their random numbers per hand (:func:`pokerbot.agent.hand_rng`)
+    play identically wherever their strategies agree, so the difference is zero in every hand they play alike.
+    When A' against B wins nothing in expectation (A' the same strategy as B, duplicate deals), the difference
+    estimates A's win rate against B with a smaller variance: a control variate of known mean."""
+
+    agent: str
+    reference: str
+    opponent: str
+
+
+@dataclass(frozen=True)
 class LbrRun:
     agent: str
     hands: int
@@ -108,6 +126,7 @@ class Experiment:
     ray_address: str = ""
     round_robin: bool = False
     matchups: list[tuple[str, str]] = field(default_factory=list)
+    paired: list[Paired] = field(default_factory=list)
     lbr: list[LbrRun] = field(default_factory=list)
     training: list[TrainingRun] = field(default_factory=list)
     out: str = ""
@@ -124,7 +143,8 @@ class Experiment:
 
 
 _TOP = {"name", "game", "agents", "hands", "seed", "duplicate", "aivat", "value", "chunk", "workers", "ray_address",
-        "round_robin", "matchups", "lbr", "training", "out"}
+        "round_robin", "matchups", "paired", "lbr", "training", "out"}
+_PAIRED = {"agent", "reference", "opponent"}
 _LBR = {"agent", "hands", "fractions", "all_in", "call_rounds", "samples", "chunk", "expected_from", "call_range"}
 _TRAINING = {"config", "iterations", "eval_every"}
 
@@ -149,6 +169,12 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "matchups": ("the matches to play, each a pair of names of [agents]: [[\"a\", \"b\"], ...] (A is the "
                      "first)", "two different agents", "array of pairs of strings"),
         "out": "output folder (\"\": runs/eval-<name>); rerun the experiment to resume it there",
+    },
+    "paired": {
+        "agent": ("agent A: its winnings against `opponent` minus the reference's, hand by hand", "a name of [agents]"),
+        "reference": ("agent A': played against `opponent` on the same deals (say the blueprint A is built on, "
+                      "under another name)", "a name of [agents]"),
+        "opponent": ("agent B; both [A, B] and [A', B] must be in `matchups`", "a name of [agents]"),
     },
     "agents": {
         "<name>": ("an agent spec (`pokerbot.bots.make_agent`): random, call, raise, equity, blueprint, "
@@ -233,6 +259,21 @@ def parse_experiment(data: dict[str, Any], source: str = "experiment") -> Experi
         if not (isinstance(pair, list) and len(pair) == 2 and all(p in agents for p in pair)) or pair[0] == pair[1]:
             raise ExperimentError(f"{source}: matchups: {pair!r} must name two different agents of [agents]")
         exp.matchups.append((pair[0], pair[1]))
+    for run in get("paired", list[dict], []):
+        bad = set(run) - _PAIRED
+        if bad:
+            raise ExperimentError(f"{source}: [[paired]]: unknown keys {sorted(bad)} (known: {sorted(_PAIRED)})")
+        names = [run.get(k) for k in ("agent", "reference", "opponent")]
+        if not all(isinstance(n, str) and n in agents for n in names):
+            raise ExperimentError(f"{source}: [[paired]] needs agent, reference and opponent, each a name of [agents], "
+                                  f"got {names}")
+        pair = Paired(*names)
+        missing = [m for m in ((pair.agent, pair.opponent), (pair.reference, pair.opponent)) if m not in exp.pairs()]
+        if missing or pair.agent == pair.reference:
+            raise ExperimentError(f"{source}: [[paired]] {pair.agent} minus {pair.reference} against {pair.opponent}: "
+                                  "agent and reference must differ and both matchups be played (missing: "
+                                  f"{[list(m) for m in missing]})")
+        exp.paired.append(pair)
     lbr_runs, training_runs = get("lbr", list[dict], []), get("training", list[dict], [])
     if not exp.round_robin and not exp.matchups and not lbr_runs and not training_runs:
         raise ExperimentError(f"{source}: nothing to do: give matchups, round_robin = true, [[lbr]] or [[training]]")
@@ -434,9 +475,9 @@ class _Pool:
     def __init__(self, exp: Experiment) -> None:
         self.ray = None
         if exp.workers > 1 or exp.ray_address:
-            from pokerbot.ray_util import start_ray
+            from pokerbot.ray_util import share_cores, start_ray
 
-            self.ray = start_ray(exp.ray_address, exp.workers)
+            self.ray = start_ray(exp.ray_address, exp.workers, share_cores(exp.workers))
 
     def map(self, fn: Any, jobs: list[tuple[Any, tuple]], done: Any) -> None:
         """Call ``fn(*args)`` for each (key, args), then ``done(key, result)`` as each finishes."""
@@ -582,6 +623,7 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
             av = win_rate(r.aivat, game, pair=exp.duplicate)
             entry.update(aivat_mbb=av.mbb, aivat_ci95=av.ci95, std_cut=1.0 - av.ci95 / plain.ci95 if plain.ci95 else math.nan)
         table.append(entry)
+    paired_table = [_paired_entry(p, rows, game, exp) for p in exp.paired]
     lbr_table = []
     for run, chips, seconds in lbr_rows:
         rate = win_rate(chips, game, pair=True)
@@ -596,9 +638,9 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
                          differ=int(np.count_nonzero(chips != base[1])))
         lbr_table.append(entry)
     written: dict[str, Any] = {"csv": root / "results.csv", "markdown": root / "results.md", "plots": [],
-                               "table": table, "lbr": lbr_table}
-    _write_csv(written["csv"], table, lbr_table, curves)
-    atomic_write_text(written["markdown"], _markdown(exp, table, lbr_table, curves))
+                               "table": table, "paired": paired_table, "lbr": lbr_table}
+    _write_csv(written["csv"], table, lbr_table, curves, paired_table)
+    atomic_write_text(written["markdown"], _markdown(exp, table, lbr_table, curves, paired_table))
     plots = written["plots"]
     if table:
         plots.append(plot_win_rates(table, root / "win_rates.png", f"{exp.name}: win rates ({game.name})"))
@@ -615,6 +657,22 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
     print(written["markdown"].read_text(), file=out)
     print(f"wrote {written['csv']}, {written['markdown']}, " + ", ".join(str(p) for p in plots), file=out)
     return written
+
+
+def _paired_entry(pair: Paired, rows: list[MatchRow], game: Any, exp: Experiment) -> dict[str, Any]:
+    """The row of one [[paired]] comparison: A's winnings against B minus A''s, hand by hand, plain and AIVAT."""
+    from evaluation.stats import win_rate
+
+    a = next(r for r in rows if (r.a, r.b) == (pair.agent, pair.opponent))
+    ref = next(r for r in rows if (r.a, r.b) == (pair.reference, pair.opponent))
+    plain = win_rate(a.chips - ref.chips, game, pair=exp.duplicate)
+    entry: dict[str, Any] = {"agent": pair.agent, "reference": pair.reference, "opponent": pair.opponent,
+                             "hands": plain.hands, "mbb": plain.mbb, "ci95": plain.ci95, "aivat_mbb": math.nan,
+                             "aivat_ci95": math.nan, "differ": int(np.count_nonzero(a.chips != ref.chips))}
+    if exp.aivat:
+        av = win_rate(a.aivat - ref.aivat, game, pair=exp.duplicate)
+        entry.update(aivat_mbb=av.mbb, aivat_ci95=av.ci95)
+    return entry
 
 
 def training_curves(exp: Experiment, table: list[dict[str, Any]]) -> list[tuple[str, list[tuple[int, float, float]]]]:
@@ -642,7 +700,7 @@ def training_curves(exp: Experiment, table: list[dict[str, Any]]) -> list[tuple[
 
 
 def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str, Any]],
-               curves: Curves) -> None:
+               curves: Curves, paired: Sequence[dict[str, Any]] = ()) -> None:
     with io.StringIO(newline="") as f:
         w = csv.writer(f)
         w.writerow(["kind", "a", "b", "hands", "mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95",
@@ -651,6 +709,9 @@ def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str
             w.writerow(["match", r["a"], r["b"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
                         f"{r['aivat_mbb']:.2f}", f"{r['aivat_ci95']:.2f}", f"{r['std_cut']:.4f}", f"{r['seconds']:.1f}",
                         r["fallbacks"]])
+        for r in paired:  # A's winnings against B minus the reference's, hand by hand
+            w.writerow(["match_paired", f"{r['agent']} - {r['reference']}", r["opponent"], r["hands"], f"{r['mbb']:.2f}",
+                        f"{r['ci95']:.2f}", f"{r['aivat_mbb']:.2f}", f"{r['aivat_ci95']:.2f}", "", "", ""])
         for r in lbr_table:
             w.writerow(["lbr", f"lbr-{r['actions']}", r["agent"], r["hands"], f"{r['mbb']:.2f}", f"{r['ci95']:.2f}",
                         "", "", "", f"{r['seconds']:.1f}"])
@@ -664,7 +725,7 @@ def _write_csv(path: Path, table: list[dict[str, Any]], lbr_table: list[dict[str
 
 
 def _markdown(exp: Experiment, table: list[dict[str, Any]], lbr_table: list[dict[str, Any]],
-              curves: Curves) -> str:
+              curves: Curves, paired: Sequence[dict[str, Any]] = ()) -> str:
     lines = [f"# Evaluation: {exp.name}", "",
              f"Game {exp.game}, seed {exp.seed}, {'duplicate ' if exp.duplicate else ''}hands; "
              "mbb/g of A against B with 95% confidence intervals"
@@ -685,6 +746,17 @@ def _markdown(exp: Experiment, table: list[dict[str, Any]], lbr_table: list[dict
                       "(its solve ran out of time):", ""]
             lines += [f"- {r['a']} vs {r['b']}: {r['fallbacks']}" for r in fell]
             lines.append("")
+    if paired:
+        lines += ["Paired on the same deals and random numbers: A's winnings against B minus the reference's, hand "
+                  "by hand (the reference playing B's strategy, this is A's win rate with a smaller variance).", "",
+                  "| A | minus | against B | hands | mbb/g | 95% CI | AIVAT mbb/g | AIVAT 95% CI | hands that differ |",
+                  "|---|---|---|---:|---:|---:|---:|---:|---:|"]
+        for r in paired:
+            av = "–" if math.isnan(r["aivat_mbb"]) else f"{r['aivat_mbb']:+.1f}"
+            ac = "–" if math.isnan(r["aivat_ci95"]) else f"± {r['aivat_ci95']:.1f}"
+            lines.append(f"| {r['agent']} | {r['reference']} | {r['opponent']} | {r['hands']} | {r['mbb']:+.1f} | "
+                         f"± {r['ci95']:.1f} | {av} | {ac} | {r['differ']} |")
+        lines.append("")
     if lbr_table:
         lines += ["## Local best response", "", "LBR's winnings (a lower bound on exploitability; positive: the agent loses).", "",
                   "| agent | LBR actions | hands | LBR mbb/g | 95% CI | time (s) |", "|---|---|---:|---:|---:|---:|"]

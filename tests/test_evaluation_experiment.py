@@ -231,3 +231,53 @@ def test_a_bad_seed_is_a_config_error(seed: object) -> None:
     with pytest.raises(ExperimentError, match="seed must be an integer"):
         parse_experiment(data)
     assert parse_experiment(dict(data, seed=2**32 - 1)).seed == 2**32 - 1  # negative control
+
+
+def test_matches_on_the_same_deals_are_paired(tmp_path: Path, monkeypatch):
+    """[[paired]]: A's winnings against B minus a reference's, hand by hand, plain and AIVAT. The blueprint under
+    a second name plays every hand exactly as the blueprint does (common cards and random numbers), so its
+    difference is zero in every hand; the call bot (the negative control) differs, and its paired figures are the
+    statistics of the saved per-hand differences."""
+    from blueprint.config import BlueprintConfig
+    from blueprint.trainer import Trainer
+
+    monkeypatch.setenv("POKERBOT_HOME", str(tmp_path / "home"))
+    t = Trainer(BlueprintConfig(name="leduc", game="leduc", iterations=2_000, chunk=2_000), directory=None)
+    t.train(progress=False)
+    bp = tmp_path / "bp.npz"
+    t.blueprint().save(bp)
+    spec = f"blueprint.agent:make_agent?path={bp}"
+    cfg = tmp_path / "e.toml"
+    cfg.write_text(f"game = 'leduc'\nhands = 200\nchunk = 100\nseed = 4\nvalue = 'blueprint:{bp}'\n"
+                   "matchups = [['bp', 'opp'], ['same', 'opp'], ['call', 'opp']]\n"
+                   "[[paired]]\nagent = 'same'\nreference = 'bp'\nopponent = 'opp'\n"
+                   "[[paired]]\nagent = 'call'\nreference = 'bp'\nopponent = 'opp'\n"
+                   f"[agents]\nbp = '{spec}'\nsame = '{spec}'\nopp = '{spec}'\ncall = 'call'\n")
+    out = tmp_path / "out"
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    rows = [r for r in csv.DictReader(open(out / "results.csv")) if r["kind"] == "match_paired"]
+    assert [(r["a"], r["b"]) for r in rows] == [("same - bp", "opp"), ("call - bp", "opp")]
+    for key in ("mbb_per_game", "ci95", "aivat_mbb_per_game", "aivat_ci95"):
+        assert float(rows[0][key]) == 0.0, key
+
+    def saved(name: str, key: str) -> np.ndarray:
+        return np.concatenate([np.load(out / "matches" / f"{name}_vs_opp.{k:03d}.npz")[key] for k in range(2)])
+
+    game = load_game("leduc")
+    for key, column in (("chips", "mbb_per_game"), ("aivat", "aivat_mbb_per_game")):
+        diff = saved("call", key) - saved("bp", key)
+        assert np.count_nonzero(diff) > 0
+        assert float(rows[1][column]) == pytest.approx(win_rate(diff, game, pair=True).mbb, abs=0.01)
+    text = (out / "results.md").read_text()
+    assert "| same | bp | opp | 200 | +0.0 | ± 0.0 | +0.0 | ± 0.0 | 0 |" in text
+
+
+def test_a_paired_comparison_needs_both_matchups() -> None:
+    data = {"game": "kuhn", "agents": {"a": "call", "r": "raise", "b": "random"}, "matchups": [["a", "b"]],
+            "paired": [{"agent": "a", "reference": "r", "opponent": "b"}]}
+    with pytest.raises(ExperimentError, match=r"missing: \[\['r', 'b'\]\]"):
+        parse_experiment(data)
+    data["matchups"].append(["r", "b"])
+    assert parse_experiment(data).paired[0].reference == "r"
+    with pytest.raises(ExperimentError, match="unknown keys"):
+        parse_experiment({**data, "paired": [{"agent": "a", "reference": "r", "opponent": "b", "x": 1}]})
