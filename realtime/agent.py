@@ -61,7 +61,7 @@ from blueprint.agent import resolve_path
 from blueprint.continuation import StrategyArray
 from blueprint.model import Blueprint
 from blueprint.policy import BlueprintPolicy
-from pokerbot.actions import action_from_text, action_text
+from pokerbot.actions import CALL, action_from_text, action_text
 from pokerbot.agent import FELL_BACK, Agent, Holes, agent_seed, hand_rng
 from pokerbot.errors import PokerbotError
 from pokerbot.files import plain_name, pokerbot_home
@@ -478,6 +478,29 @@ class RealtimeAgent(Agent):
         self._walls: dict[tuple[int, str], float] = {}
         self._worker: threading.Thread | None = None
 
+    def warm_up(self) -> float:
+        """Make one untimed decision at the first decision of each round the agent re-solves (fixed cards, every
+        bet called), then forget it; returns the seconds it took.
+
+        The first solve of a process pays for loading numba's compiled kernels and the leaf and preflop tables;
+        in a timed match that falls on the first hand, when the match's time bank (``hand_time_limit`` x hands)
+        holds one hand's budget, and pushes its later decisions to the blueprint. Warming up before the match
+        moves that cost out of the clock. Decisions do not depend on it: they depend on the public history and
+        the config's seed only."""
+        start = time.perf_counter()
+        deck = self.game.deck()
+        state = State.initial(self.game, board_cards=deck[: self.game.total_board_cards])
+        if self.config.translation == "random":
+            self.resolver.policy.new_hand(self.seed, 0)
+        rounds: set[int] = set()
+        while not state.finished:
+            if state.round not in rounds and self.config.round(state.round).mode != "blueprint":
+                self.resolver.decide(state.with_cards(board_cards=state.visible_board))
+            rounds.add(state.round)
+            state = state.apply(CALL)
+        self.resolver.clear()
+        return time.perf_counter() - start
+
     def begin_match(self, game: GameDef) -> None:
         if game != self.game:
             raise PokerbotError(f"the agent's blueprint is for {self.game.name}, not {game.name}")
@@ -677,9 +700,13 @@ def untimed(config: RealtimeConfig) -> RealtimeConfig:
 
 
 def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: str = "realtime",
-               blueprint: str = "", stats: str = "", timed: str = "1") -> RealtimeAgent:
+               blueprint: str = "", stats: str = "", timed: str = "1", warm: str = "auto") -> RealtimeAgent:
     """Factory for ``realtime.agent:make_agent?config=NAME`` (``blueprint=`` overrides the config's, ``stats=PATH``
-    appends one JSON line per decision to PATH, ``timed=0`` lifts every time limit: see :func:`untimed`)."""
+    appends one JSON line per decision to PATH, ``timed=0`` lifts every time limit: see :func:`untimed`;
+    ``warm=1`` / ``warm=0`` warms the agent up before its first hand or not (:meth:`RealtimeAgent.warm_up`;
+    ``auto``, the default: when it is timed))."""
+    if str(warm).lower() not in ("auto", "0", "1", "true", "false", "yes", "no", "on", "off"):
+        raise PokerbotError(f"warm must be auto, 1 or 0, got {warm!r}")
     if not config:
         raise PokerbotError("the real-time agent needs config=<configs/realtime-NAME.toml name or a TOML path>")
     cfg = RealtimeConfig.load(config)
@@ -690,4 +717,8 @@ def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: s
     bp = Blueprint.load(resolve_path(cfg.blueprint))
     if bp.game != game:
         raise PokerbotError(f"blueprint {cfg.blueprint!r} is for {bp.game.name}, the match plays {game.name}")
-    return RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats)
+    agent = RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats)
+    timed_ = cfg.action_time_limit != float("inf") or cfg.hand_time_limit > 0
+    if str(warm).lower() in ("1", "true", "yes", "on") or (str(warm).lower() == "auto" and timed_):
+        log.info("warming up: %.1f s", agent.warm_up())
+    return agent

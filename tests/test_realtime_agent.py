@@ -505,3 +505,68 @@ def test_sampled_cards_at_rollout_leaves_cost_the_gain_every_card_keeps(blueprin
         one = agent(1, shared)
         # seed 0: -82.5 and +8.7 mbb/g, 888.3 and 541.6 exploitable (over 20 seeds -88.8 and -61.5 on average)
         assert head_to_head(one) < gain - 10.0 and exploitability(one) > 3 * base[0]
+
+
+def _recording_warm_up(seen: list[tuple[int, int]]):
+    """RealtimeAgent.warm_up that records (round, visible board cards) of each decision it asks for."""
+    warm_up = RealtimeAgent.warm_up
+
+    def record(self: RealtimeAgent) -> float:
+        decide = self.resolver.decide
+
+        def outer(state: State):
+            seen.append((state.round, len(state.board_cards)))
+            self.resolver.decide = decide  # the solve's own nested decisions are not recorded
+            try:
+                return decide(state)
+            finally:
+                self.resolver.decide = outer
+
+        self.resolver.decide = outer
+        try:
+            return warm_up(self)
+        finally:
+            del self.resolver.decide
+    return record
+
+
+def test_warming_up_solves_each_resolved_round_once_and_changes_no_decision(blueprint, monkeypatch):
+    """``warm_up`` makes one decision at the first node of each round the agent re-solves (only the visible
+    board known), forgets it, and the agent then plays exactly as one that did not warm up."""
+    cold = RealtimeAgent(config("resolve", 30), blueprint, seed=7)
+    warm = RealtimeAgent(config("resolve", 30), blueprint, seed=7)
+    seen: list[tuple[int, int]] = []
+    monkeypatch.setattr(RealtimeAgent, "warm_up", _recording_warm_up(seen))
+    assert warm.warm_up() > 0.0
+    assert seen == [(1, 1)] and not warm.resolver.memo  # round 1 only (round 0 plays the blueprint), forgotten
+    blueprint_only = RealtimeAgent(RealtimeConfig.from_dict({"blueprint": "unused"}), blueprint, seed=7)
+    blueprint_only.warm_up()
+    assert seen == [(1, 1)]  # the negative control: an agent that re-solves nothing solves nothing
+    monkeypatch.undo()
+    game = blueprint.game
+    rng = random.Random(11)
+    for _ in range(6):
+        holes, board = deal(game, rng)
+        state = State.initial(game, hole_cards=holes, board_cards=board)
+        for agent in (cold, warm):
+            agent.begin_hand(MatchState(0, state))
+        while not state.finished:
+            view = MatchState(state.current_player, state)
+            d_cold, d_warm = cold.decision(view), warm.decision(view)
+            np.testing.assert_array_equal(d_cold.probs, d_warm.probs)
+            state = state.apply(cold.act(view))
+            assert warm.act(view) == state.actions()[-1]
+
+
+def test_the_factory_warms_a_timed_agent_up(hunl_tiny_home, monkeypatch):
+    monkeypatch.setenv("POKERBOT_HOME", str(hunl_tiny_home))
+    calls: list[str] = []
+    monkeypatch.setattr(RealtimeAgent, "warm_up", lambda self: calls.append(self.name) or 0.0)
+    game = load_game("hunl")
+    make_agent(game, config="hunl-tiny-river", name="timed")
+    make_agent(game, config="hunl-tiny-river", name="untimed", timed="0")
+    make_agent(game, config="hunl-tiny-river", name="told", timed="0", warm="1")
+    make_agent(game, config="hunl-tiny-river", name="not", warm="0")
+    assert calls == ["timed", "told"]
+    with pytest.raises(PokerbotError, match="warm must be"):
+        make_agent(game, config="hunl-tiny-river", warm="maybe")
