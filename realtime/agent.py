@@ -439,6 +439,10 @@ def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np
     return [action_from_text(lab, nolimit) for lab in labels], probs
 
 
+#: With the match's length known, how many hands' time budgets the agent may spend ahead of the hands played.
+HANDS_AHEAD = 10
+
+
 class RealtimeAgent(Agent):
     """Plays the :class:`Resolver`'s decisions within a hard time limit; ``stats`` keeps one record per decision.
 
@@ -461,8 +465,10 @@ class RealtimeAgent(Agent):
     """
 
     def __init__(self, config: RealtimeConfig, blueprint: Blueprint, seed: int | None = None,
-                 name: str = "realtime", stats_path: str = "") -> None:
+                 name: str = "realtime", stats_path: str = "", match_hands: int = 0) -> None:
         self.config = config
+        #: Hands in the match when known (0: unknown): the dealer's time bank is ``hand_time_limit`` x this.
+        self.match_hands = int(match_hands)
         self.resolver = Resolver(config, blueprint)
         self.game = blueprint.game
         self.seed = agent_seed(config.seed if seed is None else seed)
@@ -517,10 +523,18 @@ class RealtimeAgent(Agent):
             self.resolver.policy.new_hand(self.seed, view.state.hand_id)
 
     def time_limit(self) -> float:
-        """Seconds the next decision may take: the action limit, or less when the match's hand budget is short."""
+        """Seconds the next decision may take: the action limit, or less when the match's time bank is short.
+
+        The ACPC dealer's bank is ``t_per_hand`` x the match's hands, for the whole match. Not knowing the
+        match's length, the agent spends at most ``hand_time_limit`` x the hands played so far; knowing it
+        (``match_hands``), up to :data:`HANDS_AHEAD` hands' budgets ahead of that, never past the whole bank, so
+        that one long first hand does not push its last decisions to the blueprint."""
         limit = self.config.action_time_limit
         if self.config.hand_time_limit > 0:
-            limit = min(limit, self.config.hand_time_limit * max(self.hands, 1) - self.used)
+            hands = max(self.hands, 1)
+            if self.match_hands > 0:
+                hands = min(hands + HANDS_AHEAD, max(self.match_hands, hands))
+            limit = min(limit, self.config.hand_time_limit * hands - self.used)
         return max(limit, 0.0)
 
     def decision(self, view: MatchState) -> Decision:
@@ -700,11 +714,13 @@ def untimed(config: RealtimeConfig) -> RealtimeConfig:
 
 
 def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: str = "realtime",
-               blueprint: str = "", stats: str = "", timed: str = "1", warm: str = "auto") -> RealtimeAgent:
+               blueprint: str = "", stats: str = "", timed: str = "1", warm: str = "auto",
+               match_hands: str = "0") -> RealtimeAgent:
     """Factory for ``realtime.agent:make_agent?config=NAME`` (``blueprint=`` overrides the config's, ``stats=PATH``
     appends one JSON line per decision to PATH, ``timed=0`` lifts every time limit: see :func:`untimed`;
     ``warm=1`` / ``warm=0`` warms the agent up before its first hand or not (:meth:`RealtimeAgent.warm_up`;
-    ``auto``, the default: when it is timed))."""
+    ``auto``, the default: when it is timed); ``match_hands=N``: the match's length, when known, lets the agent
+    spend the dealer's time bank a few hands ahead (:meth:`RealtimeAgent.time_limit`))."""
     if str(warm).lower() not in ("auto", "0", "1", "true", "false", "yes", "no", "on", "off"):
         raise PokerbotError(f"warm must be auto, 1 or 0, got {warm!r}")
     if not config:
@@ -717,7 +733,13 @@ def make_agent(game: GameDef, seed: int | None = None, config: str = "", name: s
     bp = Blueprint.load(resolve_path(cfg.blueprint))
     if bp.game != game:
         raise PokerbotError(f"blueprint {cfg.blueprint!r} is for {bp.game.name}, the match plays {game.name}")
-    agent = RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats)
+    try:
+        hands = int(match_hands)
+    except ValueError:
+        hands = -1
+    if hands < 0:
+        raise PokerbotError(f"match_hands must be the match's number of hands (0: unknown), got {match_hands!r}")
+    agent = RealtimeAgent(cfg, bp, seed=seed, name=name, stats_path=stats, match_hands=hands)
     timed_ = cfg.action_time_limit != float("inf") or cfg.hand_time_limit > 0
     if str(warm).lower() in ("1", "true", "yes", "on") or (str(warm).lower() == "auto" and timed_):
         log.info("warming up: %.1f s", agent.warm_up())

@@ -390,6 +390,20 @@ def test_the_hand_time_limit_shrinks_the_decision_limit(blueprint, caplog):
         assert agent.decision(view).source == "timeout"
     with pytest.raises(RealtimeConfigError, match="hand_time_limit"):
         RealtimeConfig.from_dict({"blueprint": "x", "hand_time_limit": -1})
+    # The match's length known: the bank is the dealer's (0.3 s x 50 hands for the match), spent at most
+    # HANDS_AHEAD hands ahead of the hands played, and never past the whole bank.
+    from realtime.agent import HANDS_AHEAD
+
+    ahead = RealtimeAgent(cfg, blueprint, seed=0, match_hands=50)
+    ahead.begin_hand(view)
+    ahead.used = 1.0
+    assert ahead.time_limit() == pytest.approx(min(0.5, 0.3 * (1 + HANDS_AHEAD) - 1.0))
+    ahead.hands, ahead.used = 50, 0.3 * 50 - 0.1
+    assert ahead.time_limit() == pytest.approx(0.1)
+    short = RealtimeAgent(cfg, blueprint, seed=0, match_hands=2)  # a 2-hand match: 0.6 s in all
+    short.begin_hand(view)
+    short.used = 0.45
+    assert short.time_limit() == pytest.approx(0.15)
 
 
 def test_the_reported_policy_is_the_one_played(blueprint):
@@ -570,3 +584,6 @@ def test_the_factory_warms_a_timed_agent_up(hunl_tiny_home, monkeypatch):
     assert calls == ["timed", "told"]
     with pytest.raises(PokerbotError, match="warm must be"):
         make_agent(game, config="hunl-tiny-river", warm="maybe")
+    assert make_agent(game, config="hunl-tiny-river", timed="0", match_hands="300").match_hands == 300
+    with pytest.raises(PokerbotError, match="match_hands must be"):
+        make_agent(game, config="hunl-tiny-river", timed="0", match_hands="many")
