@@ -303,22 +303,27 @@ def timing_report(path: Path) -> None:
           f"max {rss.max():.0f} MB; peak {max(float(r['peak_mb']) for r in stats):.0f} MB")
 
 
-def turn_decisions(states: int = 4, seed: int = 1) -> None:
-    """The first turn decision of the agent (untimed, both cores) at ``states`` turn states drawn by blueprint
-    self-play (the street-gain states of ``seed``): every river card at the leaves (shipped), 3 sampled ones,
-    and the turn to the end with 100 iterations."""
+def decisions(street: int = 2, states: int = 4, seed: int = 1) -> None:
+    """The agent's first decision (untimed, both cores) at ``states`` states of ``street`` (1 flop, 2 turn) drawn by
+    blueprint self-play (the street-gain states of ``seed``). Turn: every river card at the leaves (shipped), 3
+    sampled ones, and the turn to the end with 100 iterations; flop: 100 shared run-outs (shipped) and 30."""
     import numba
 
     from realtime.street_gain import Design, Variant, make_resolver, sample_states
 
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    variants = (Variant("every river card (shipped)"), Variant("3 sampled river cards", ("round.2.rollouts=3",)),
-                Variant("to the end, 100 it", ("round.2.depth_limit=-1", "round.2.iterations=100",
-                                               "round.2.min_iterations=10")))
-    print(f"turn decisions, {numba.get_num_threads()} threads; {load()}")
+    if street == 2:
+        variants = (Variant("every river card (shipped)"), Variant("3 sampled river cards", ("round.2.rollouts=3",)),
+                    Variant("to the end, 100 it", ("round.2.depth_limit=-1", "round.2.iterations=100",
+                                                   "round.2.min_iterations=10")))
+    elif street == 1:
+        variants = (Variant("100 shared run-outs (shipped)"), Variant("30 shared run-outs", ("leaves.rollouts=30",)))
+    else:
+        raise ValueError(f"decisions are timed on the flop (1) or the turn (2), not round {street}")
+    print(f"{('flop', 'turn')[street - 1]} decisions, {numba.get_num_threads()} threads; {load()}")
     for v in variants:
-        res = make_resolver(Design("hunl-tiny", 2, states, seed, variants), v)
-        drawn = sample_states(res.policy, 2, states, seed, min_deals=0).states
+        res = make_resolver(Design("hunl-tiny", street, states, seed, variants), v)
+        drawn = sample_states(res.policy, street, states, seed, min_deals=0).states
         res.decide(drawn[0])  # compiles
         times = []
         for s in drawn:
@@ -326,7 +331,7 @@ def turn_decisions(states: int = 4, seed: int = 1) -> None:
             t = time.perf_counter()
             res.decide(s)
             times.append(time.perf_counter() - t)
-        print(f"  {v.name:28s} " + " ".join(f"{x:.2f}" for x in times) + " s", flush=True)
+        print(f"  {v.name:30s} " + " ".join(f"{x:.2f}" for x in times) + f" s (mean {np.mean(times):.2f})", flush=True)
     print(f"  {load()}")
 
 
@@ -334,8 +339,8 @@ def main() -> None:
     """``RT_PARTS`` (default ``exact,hunl``): any of ``exact`` (no-limit Leduc table), ``runouts``
     (:func:`runout_table`), ``flop`` (flop hold'em
     tables: 3 ranks, then nlfh-small), ``hunl`` (the quick HUNL run of the time-limited agent on
-    ``RT_BLUEPRINT``, agent config ``RT_CONFIG``, default hunl-tiny), ``turn`` (:func:`turn_decisions`: one turn
-    decision's time at ``RT_STATES`` states, default 4), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
+    ``RT_BLUEPRINT``, agent config ``RT_CONFIG``, default hunl-tiny), ``turn`` and ``flopdecisions``
+    (:func:`decisions`: one turn or flop decision's time at ``RT_STATES`` states, default 4), ``strength`` (:func:`strength` on ``RT_BLUEPRINT``, default hunl-tiny, ``RT_HANDS``
     hands per matchup if set, ``RT_LBR_HANDS`` (0: none), ``RT_OPPONENTS`` a comma list of opponents)."""
     parts = os.environ.get("RT_PARTS", "exact,hunl").split(",")
     if "exact" in parts:
@@ -350,7 +355,9 @@ def main() -> None:
         hunl(int(os.environ.get("RT_HANDS", "20")), int(os.environ.get("RT_BASELINE_HANDS", "10")),
              os.environ.get("RT_BLUEPRINT", "hunl-tiny"), os.environ.get("RT_CONFIG", "hunl-tiny"))
     if "turn" in parts:
-        turn_decisions(int(os.environ.get("RT_STATES", "4")))
+        decisions(2, int(os.environ.get("RT_STATES", "4")))
+    if "flopdecisions" in parts:
+        decisions(1, int(os.environ.get("RT_STATES", "4")))
     if "strength" in parts:
         hands = os.environ.get("RT_HANDS")
         lbr = os.environ.get("RT_LBR_HANDS")

@@ -492,7 +492,7 @@ class RealtimeAgent(Agent):
         in a timed match that falls on the first hand, when the match's time bank (``hand_time_limit`` x hands)
         holds one hand's budget, and pushes its later decisions to the blueprint. Warming up before the match
         moves that cost out of the clock. Decisions do not depend on it: they depend on the public history and
-        the config's seed only."""
+        the config's seed only (up to floating-point rounding in the last bits)."""
         start = time.perf_counter()
         deck = self.game.deck()
         state = State.initial(self.game, board_cards=deck[: self.game.total_board_cards])

@@ -546,7 +546,8 @@ def _recording_warm_up(seen: list[tuple[int, int]]):
 
 def test_warming_up_solves_each_resolved_round_once_and_changes_no_decision(blueprint, monkeypatch):
     """``warm_up`` makes one decision at the first node of each round the agent re-solves (only the visible
-    board known), forgets it, and the agent then plays exactly as one that did not warm up."""
+    board known), forgets it, and the agent then plays as one that did not warm up (the same actions, the same
+    probabilities up to rounding)."""
     cold = RealtimeAgent(config("resolve", 30), blueprint, seed=7)
     warm = RealtimeAgent(config("resolve", 30), blueprint, seed=7)
     seen: list[tuple[int, int]] = []
@@ -567,7 +568,8 @@ def test_warming_up_solves_each_resolved_round_once_and_changes_no_decision(blue
         while not state.finished:
             view = MatchState(state.current_player, state)
             d_cold, d_warm = cold.decision(view), warm.decision(view)
-            np.testing.assert_array_equal(d_cold.probs, d_warm.probs)
+            # the same up to rounding: a solve's last bits can differ with the process's state (once seen: 1e-17)
+            np.testing.assert_allclose(d_cold.probs, d_warm.probs, rtol=0, atol=1e-12)
             state = state.apply(cold.act(view))
             assert warm.act(view) == state.actions()[-1]
 
