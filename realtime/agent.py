@@ -426,7 +426,8 @@ class Resolver:
         return make_leaf_evaluator(self.config.leaf_evaluator(state.round), tree, blueprint=self.blueprint,
                                    continuations=(conts[0], conts[1]), model=self._leafnet,
                                    rollouts=self.config.rollouts(state.round), seed=seed,
-                                   shared_runouts=self.config.leaves.shared_runouts)
+                                   shared_runouts=self.config.leaves.shared_runouts,
+                                   max_bytes=self.config.leaves.max_mb * 2**20)
 
 
 def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np.ndarray]:

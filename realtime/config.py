@@ -122,6 +122,9 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "shared_runouts": ("sampled run-outs: the same for every leaf of a subgame on one board (common random "
                            "numbers: the solve compares its actions over the same cards), or drawn per leaf",
                            "true, false"),
+        "max_mb": ("cap on a rollout evaluator's leaf values in MiB: when a subgame's run-outs would take more "
+                   "(fine card abstractions: up to 1,326 classes a player), the first that fit are kept (a sample "
+                   "of them where every run-out was asked for), with a warning", "> 0"),
     },
     "round.N": {
         "mode": ("re-solve this round's decisions, or play the blueprint", "solve, blueprint"),
@@ -223,14 +226,16 @@ class LeavesConfig:
     rollouts: int = 3
     equity_samples: int = 0
     shared_runouts: bool = False
+    max_mb: float = 1024.0
 
     def check(self) -> LeavesConfig:
         if self.evaluator not in LEAF_EVALUATORS[:2]:
             raise RealtimeConfigError(f"leaves.evaluator must be 'rollout' or 'network', got {self.evaluator!r} "
                                       "('table' goes in [round.0])")
-        if self.k < 1 or self.rollouts < 0 or not self.factor > 0 or self.equity_samples < 0:
-            raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 0 (0: every run-out), factor > 0, got {self.k}, "
-                                      f"{self.rollouts}, {self.factor}")
+        if self.k < 1 or self.rollouts < 0 or not self.factor > 0 or self.equity_samples < 0 or not self.max_mb > 0:
+            raise RealtimeConfigError(f"leaves: need k >= 1, rollouts >= 0 (0: every run-out), factor > 0, "
+                                      f"equity_samples >= 0, max_mb > 0, got {self.k}, {self.rollouts}, {self.factor}, "
+                                      f"{self.equity_samples}, {self.max_mb}")
         return self
 
 
@@ -287,6 +292,8 @@ class RealtimeConfig:
                 c.pop("rollouts")  # the default: digests of files written before the key existed stay
         if not d["leaves"]["shared_runouts"]:
             d["leaves"].pop("shared_runouts")  # likewise
+        if d["leaves"]["max_mb"] == LeavesConfig.max_mb:
+            d["leaves"].pop("max_mb")  # likewise
         return hashlib.sha256(json.dumps(d, sort_keys=True).encode()).hexdigest()[:16]
 
     @classmethod

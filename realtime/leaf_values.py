@@ -34,6 +34,7 @@ equity; more rollouts reduce only the run-out sampling error.
 from __future__ import annotations
 
 import itertools
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -45,6 +46,8 @@ from numba import njit, prange
 from pokerbot.solver.leaves import LeafEvaluator, check_choices
 from pokerbot.solver.tree import PublicTree, SolverError
 from pokerbot.state import ActionType, State
+
+log = logging.getLogger("realtime")
 
 if TYPE_CHECKING:
     from blueprint.abstract_game import AbstractGame
@@ -315,6 +318,12 @@ class RolloutLeafEvaluator(LeafEvaluator):
     same sampled run-outs (common random numbers: the solve compares its actions over the same cards, and
     cannot prefer an action for the cards its leaves happened to draw); otherwise each leaf draws its own.
     The work is done here, once; :meth:`values` is a cheap batched pass.
+
+    **Memory.** The values take ``4 k0 k1 n0 n1`` bytes a leaf and run-out (``n`` card classes a player: a few
+    dozen on 12-bucket blueprints, up to the 1,326 hands on fine ones). ``max_bytes`` caps them (with the class
+    equities held while building): when the planned run-outs do not fit, the first ones that do are kept (a
+    sample of them, the same for every leaf, when every run-out was asked for), with a logged warning;
+    :attr:`planned_bytes` and :attr:`rollouts` say what was planned and kept.
     """
 
     def __init__(
@@ -325,6 +334,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         rollouts: int = 3,
         seed: int = 0,
         shared: bool = False,
+        max_bytes: float | None = None,
     ) -> None:
         from blueprint.continuation import as_strategy
         from blueprint.model import make_cards
@@ -353,33 +363,17 @@ class RolloutLeafEvaluator(LeafEvaluator):
             rollouts = max((math.comb(len(rem), need) for rem, need in runouts), default=1)
             if any(math.comb(len(rem), need) != rollouts for rem, need in runouts):
                 raise SolverError("rollouts=0 needs the same number of run-outs at every leaf")
-        self.rollouts = int(rollouts)
         k0, k1 = self.num_choices
-        # Leaves valued over the same run-outs (shared or every run-out, on one board) form a group and share
-        # their class rows; drawn per leaf, each leaf is its own group.
-        group = np.zeros(nl, dtype=np.int64)
-        group_of: dict[tuple[int, ...], int] = {}
-        group_cls: list[list[list[np.ndarray]]] = []  # [group][player][run-out]: the class of each hand
-        rows = np.zeros((nl, rollouts), dtype=np.int64)
-        cols = np.zeros((nl, rollouts), dtype=np.int64)
-        off = np.zeros((nl, rollouts), dtype=np.int64)
-        blocks: list[np.ndarray] = []
-        pos = 0
-        weight = np.zeros(nl)
+        # 1. Plan: each leaf's abstract node, scale, board and run-outs (drawn in the same order whatever is kept).
         drawn: dict[tuple[tuple[int, ...], int], list[list[int]]] = {}  # shared: the run-outs of each board
-        # shared or every run-out: each run-out's classes and equity, for all leaves (held while building)
-        classes: dict[tuple[int, tuple[int, ...]], tuple[list[np.ndarray], list[np.ndarray], np.ndarray]] = {}
+        plans: list[tuple[int, float, list[int], list[list[int]]]] = []
         self.mapped: list[tuple[int, str]] = []
         for i, li in enumerate(leaves):
             state = tree.leaf_states[int(li)]
             node, abs_state = map_to_abstract(atree, state)
             self.mapped.append((int(node), abs_state.betting_string()))
-            scale = sum(state.spent) / max(1, sum(abs_state.spent))
             board = [c for g in tree.boards[int(tree.board[tree.leaf_nodes[li]])] for c in g]
             remaining, need = runouts[i]
-            free = len(remaining) - 2 * game.num_hole_cards
-            weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
-            paths = _TerminalPaths.build(self._terminals(atree, int(node)))
             if exhaustive:
                 runs = [[int(c) for c in d] for d in itertools.combinations(remaining, need)]
             elif shared:
@@ -390,20 +384,74 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 runs = drawn[board_key]
             else:
                 runs = [[int(c) for c in rng.choice(remaining, size=need, replace=False)] for _ in range(rollouts)]
-            key = (state.round, *board, *(c for run in runs for c in run)) if shared or exhaustive else (-1 - i,)
+            plans.append((int(node), sum(state.spent) / max(1, sum(abs_state.spent)), board, runs))
+        # 2. Fit: each run-out's card classes (cheap: bucket lookups), then as many run-outs as the leaf values
+        # (float32) and the class equities (float64, held while building) fit in ``max_bytes``.
+        common = shared or exhaustive  # a run-out's classes and equity depend on the cards, not the leaf
+        rows_of: dict[tuple[int, ...], tuple[list[np.ndarray], list[np.ndarray]]] = {}
+
+        def class_rows(i: int, r: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
+            full = plans[i][2] + plans[i][3][r]
+            key = (rounds[i], *full) if common else (i, r)
+            if key not in rows_of:
+                rows_of[key] = self._class_rows(tree, cards, rounds[i], full)
+            return rows_of[key]
+
+        rounds = [int(tree.leaf_states[int(li)].round) for li in leaves]
+        sizes = np.array([[[b.shape[1] for b in class_rows(i, r)[1]] for r in range(rollouts)] for i in range(nl)],
+                         dtype=np.int64).reshape(nl, rollouts, 2)
+        per_run = (sizes[:, :, 0] * sizes[:, :, 1]).astype(np.float64)  # (leaves, run-outs): n0 * n1
+        held = list({(rounds[i], *plans[i][2]): i for i in range(nl)}.values()) if common else list(range(nl))
+        need_bytes = np.cumsum(4.0 * k0 * k1 * per_run.sum(axis=0) + 8.0 * per_run[held].sum(axis=0))
+        #: Bytes of leaf values (and class equities while building) with every planned run-out.
+        self.planned_bytes = float(need_bytes[-1]) if nl else 0.0
+        keep = rollouts if max_bytes is None or self.planned_bytes <= max_bytes else int(np.searchsorted(need_bytes, max_bytes, side="right"))
+        if keep < rollouts:
+            if keep == 0:
+                raise SolverError(f"one run-out's leaf values take {need_bytes[0] / 2**20:,.1f} MiB, over the "
+                                  f"{max_bytes / 2**20:,.1f} MiB cap")
+            log.warning(f"leaf values over {rollouts} run-outs would take {self.planned_bytes / 2**20:,.1f} MiB, over the "
+                        f"{max_bytes / 2**20:,.1f} MiB cap: {'sampling' if exhaustive else 'keeping'} {keep} of them")
+            if exhaustive:  # every run-out does not fit: a sample of them, the same for every leaf
+                pick = np.sort(rng.choice(rollouts, size=keep, replace=False))
+                plans = [(n, sc, bd, [runs[j] for j in pick]) for n, sc, bd, runs in plans]
+                rows_of = {}  # (keyed by cards, so they stay valid; dropped to free the unpicked ones)
+                exhaustive = False
+            else:
+                plans = [(n, sc, bd, runs[:keep]) for n, sc, bd, runs in plans]
+            rollouts = keep
+        #: Run-outs each leaf is valued over (those planned, or fewer when the cap binds).
+        self.rollouts = int(rollouts)
+        # 3. Build: the class-to-class values of every leaf and kept run-out.
+        group = np.zeros(nl, dtype=np.int64)
+        group_of: dict[tuple[int, ...], int] = {}
+        group_cls: list[list[list[np.ndarray]]] = []  # [group][player][run-out]: the class of each hand
+        rows = np.zeros((nl, rollouts), dtype=np.int64)
+        cols = np.zeros((nl, rollouts), dtype=np.int64)
+        off = np.zeros((nl, rollouts), dtype=np.int64)
+        blocks: list[np.ndarray] = []
+        pos = 0
+        weight = np.zeros(nl)
+        equity: dict[tuple[int, ...], np.ndarray] = {}  # shared or every run-out: each run-out's class equity
+        for i, (node, scale, board, runs) in enumerate(plans):
+            remaining, need = runouts[i]
+            free = len(remaining) - 2 * game.num_hole_cards
+            weight[i] = math.comb(len(remaining), need) / math.comb(free, need) / rollouts
+            paths = _TerminalPaths.build(self._terminals(atree, node))
+            key = (rounds[i], *board, *(c for run in runs for c in run)) if common else (-1 - i,)
             new_group = key not in group_of
             group[i] = group_of.setdefault(key, len(group_of))
             if new_group:
                 group_cls.append([[], []])
             for r, run in enumerate(runs):
                 full = board + run
-                if shared or exhaustive:  # a run-out's classes and equity depend on the cards, not the leaf
-                    run_key = (state.round, tuple(full))
-                    if run_key not in classes:
-                        classes[run_key] = self._classes(tree, cards, state.round, full)
-                    run_cls, buckets, eq = classes[run_key]
-                else:  # drawn per leaf: a run-out rarely repeats
-                    run_cls, buckets, eq = self._classes(tree, cards, state.round, full)
+                run_cls, buckets = class_rows(i, r)
+                eq_key = (rounds[i], *full)
+                eq = equity.get(eq_key) if common else None
+                if eq is None:
+                    eq = self._equity(tree, full, run_cls, buckets)
+                    if common:
+                        equity[eq_key] = eq
                 rows[i, r], cols[i, r] = buckets[0].shape[1], buckets[1].shape[1]
                 if new_group:
                     for p in range(2):  # a blocked hand: the class one past the last (valued zero)
@@ -430,13 +478,10 @@ class RolloutLeafEvaluator(LeafEvaluator):
         return np.where(c == n, -1, c)
 
     @staticmethod
-    def _classes(tree: PublicTree, cards: CardBuckets, round_: int, full: list[int],
-                 ) -> tuple[list[np.ndarray], list[np.ndarray], np.ndarray]:
+    def _class_rows(tree: PublicTree, cards: CardBuckets, round_: int, full: list[int],
+                    ) -> tuple[list[np.ndarray], list[np.ndarray]]:
         """On the full board ``full``: each player's card class of every hand (-1: blocked by the board; a class
-        is the hand's buckets from ``round_`` on), the buckets of each class (rounds, classes), and the class
-        equity matrix."""
-        from pokerbot.solver.strength import hand_strengths
-
+        is the hand's buckets from ``round_`` on) and the buckets of each class (rounds, classes)."""
         game = tree.game
         cls: list[np.ndarray] = []
         buckets: list[np.ndarray] = []
@@ -458,10 +503,16 @@ class RolloutLeafEvaluator(LeafEvaluator):
             first = np.zeros(len(uniq), dtype=np.int64)
             first[inv] = np.arange(len(inv))
             buckets.append(per_round[:, ok][:, first])  # (rounds, classes): buckets of each class
+        return cls, buckets
+
+    @staticmethod
+    def _equity(tree: PublicTree, full: list[int], cls: list[np.ndarray], buckets: list[np.ndarray]) -> np.ndarray:
+        """The class equity matrix on the full board ``full`` (:func:`_class_equity`)."""
+        from pokerbot.solver.strength import hand_strengths
+
         strengths = [hand_strengths(tree.hands[p].astype(np.int64), np.array(full, dtype=np.int64)) for p in range(2)]
-        eq = _class_equity(strengths[0], strengths[1], cls[0], cls[1], tree.hands[0].astype(np.int64),
-                           tree.hands[1].astype(np.int64), buckets[0].shape[1], buckets[1].shape[1])
-        return cls, buckets, eq
+        return _class_equity(strengths[0], strengths[1], cls[0], cls[1], tree.hands[0].astype(np.int64),
+                             tree.hands[1].astype(np.int64), buckets[0].shape[1], buckets[1].shape[1])
 
     @staticmethod
     def _runouts(tree: PublicTree, leaf: int) -> tuple[list[int], int]:

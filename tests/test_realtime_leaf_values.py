@@ -252,3 +252,44 @@ def test_shared_runouts_value_every_leaf_of_a_board_over_the_same_cards(setup) -
         assert not (own.leaf_classes(p) == own.leaf_classes(p)[:1]).all()
     # Same cards, same classes: leaves with the same betting line at the same pot would get the same values.
     assert (shared._rows == shared._rows[:1]).all()
+
+
+def test_a_memory_cap_keeps_the_run_outs_that_fit(setup, caplog) -> None:
+    """``max_bytes``: with the planned run-outs over the cap, the first that fit are kept (shared run-outs: the
+    evaluator is then the one built with that many), every run-out becomes a sample of them, and a cap below one
+    run-out is refused; a cap that does not bind changes nothing."""
+    import logging
+
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    conts = ([sets[0]], sets[:2])
+    full = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True)
+    assert full.rollouts == 6 and full.planned_bytes > 0
+    rng = np.random.default_rng(1)
+    r1 = rng.random((len(tree.continuation_leaves), 2, tree.num_hands[1]))
+    unbound = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=full.planned_bytes)
+    np.testing.assert_array_equal(unbound.values(0, r1), full.values(0, r1))
+    with caplog.at_level(logging.WARNING, logger="realtime"):
+        capped = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=full.planned_bytes / 2)
+    assert 1 <= capped.rollouts < 6 and "over the" in caplog.text
+    fewer = RolloutLeafEvaluator(tree, bp, conts, rollouts=capped.rollouts, seed=3, shared=True)
+    assert fewer.planned_bytes <= full.planned_bytes / 2
+    np.testing.assert_allclose(capped.values(0, r1), fewer.values(0, r1), rtol=1e-12)
+    assert not np.allclose(capped.values(0, r1), full.values(0, r1))
+    with pytest.raises(SolverError, match="cap"):
+        RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=1.0)
+    # The turn's every river card: over the cap, a sample of them, weighted as a sample.
+    game = tree.game
+    turn = State.initial(game).apply(raise_to(300)).apply(CALL).with_cards(board_cards=parse_cards("Ks7h2c9d"))
+    turn = turn.apply(CALL).apply(CALL)  # flop checked through: the turn
+    ttree = build_tree(game, PotFractionMenu((1.0,), True, 1), root=turn, depth_limit=0)
+    every = RolloutLeafEvaluator(ttree, bp, conts, rollouts=0, seed=3)
+    assert every.rollouts == 48  # the deck less the board (hands block the rest by their classes)
+    sampled = RolloutLeafEvaluator(ttree, bp, conts, rollouts=0, seed=3, max_bytes=every.planned_bytes / 4)
+    assert 1 <= sampled.rollouts <= 12
+    r1t = rng.random((len(ttree.continuation_leaves), 2, ttree.num_hands[1]))
+    v_every, v_sampled = every.values(0, r1t), sampled.values(0, r1t)
+    assert not np.allclose(v_every, v_sampled)
+    # a sample's weight is the whole's: the values are of the same size, not a quarter of them
+    assert 0.5 < np.abs(v_sampled).sum() / np.abs(v_every).sum() < 2.0
