@@ -388,6 +388,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         # 2. Fit: each run-out's card classes (cheap: bucket lookups), then as many run-outs as the leaf values
         # (float32) and the class equities (float64, held while building) fit in ``max_bytes``.
         common = shared or exhaustive  # a run-out's classes and equity depend on the cards, not the leaf
+        rounds = [int(tree.leaf_states[int(li)].round) for li in leaves]
         rows_of: dict[tuple[int, ...], tuple[list[np.ndarray], list[np.ndarray]]] = {}
 
         def class_rows(i: int, r: int) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -397,7 +398,6 @@ class RolloutLeafEvaluator(LeafEvaluator):
                 rows_of[key] = self._class_rows(tree, cards, rounds[i], full)
             return rows_of[key]
 
-        rounds = [int(tree.leaf_states[int(li)].round) for li in leaves]
         sizes = np.array([[[b.shape[1] for b in class_rows(i, r)[1]] for r in range(rollouts)] for i in range(nl)],
                          dtype=np.int64).reshape(nl, rollouts, 2)
         per_run = (sizes[:, :, 0] * sizes[:, :, 1]).astype(np.float64)  # (leaves, run-outs): n0 * n1
@@ -405,17 +405,17 @@ class RolloutLeafEvaluator(LeafEvaluator):
         need_bytes = np.cumsum(4.0 * k0 * k1 * per_run.sum(axis=0) + 8.0 * per_run[held].sum(axis=0))
         #: Bytes of leaf values (and class equities while building) with every planned run-out.
         self.planned_bytes = float(need_bytes[-1]) if nl else 0.0
-        keep = rollouts if max_bytes is None or self.planned_bytes <= max_bytes else int(np.searchsorted(need_bytes, max_bytes, side="right"))
+        cap = float("inf") if max_bytes is None else float(max_bytes)
+        keep = rollouts if self.planned_bytes <= cap else int(np.searchsorted(need_bytes, cap, side="right"))
         if keep < rollouts:
             if keep == 0:
                 raise SolverError(f"one run-out's leaf values take {need_bytes[0] / 2**20:,.1f} MiB, over the "
-                                  f"{max_bytes / 2**20:,.1f} MiB cap")
+                                  f"{cap / 2**20:,.1f} MiB cap")
             log.warning(f"leaf values over {rollouts} run-outs would take {self.planned_bytes / 2**20:,.1f} MiB, over the "
-                        f"{max_bytes / 2**20:,.1f} MiB cap: {'sampling' if exhaustive else 'keeping'} {keep} of them")
+                        f"{cap / 2**20:,.1f} MiB cap: {'sampling' if exhaustive else 'keeping'} {keep} of them")
             if exhaustive:  # every run-out does not fit: a sample of them, the same for every leaf
                 pick = np.sort(rng.choice(rollouts, size=keep, replace=False))
-                plans = [(n, sc, bd, [runs[j] for j in pick]) for n, sc, bd, runs in plans]
-                rows_of = {}  # (keyed by cards, so they stay valid; dropped to free the unpicked ones)
+                plans = [(n, sc, bd, [runs[j] for j in pick]) for n, sc, bd, runs in plans]  # rows_of: by cards
                 exhaustive = False
             else:
                 plans = [(n, sc, bd, runs[:keep]) for n, sc, bd, runs in plans]
