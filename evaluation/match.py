@@ -284,6 +284,8 @@ def play_match(
         raise PokerbotError(f"first_hand must be >= 0, even in a duplicate match and 0 over ACPC, not {first_hand}")
     names = match_names(agent_a, agent_b)
     before = (agent_a.decision_counts(), agent_b.decision_counts())
+    for agent in (agent_a, agent_b):
+        agent.set_match_hands(hands)
 
     def decisions() -> tuple[dict[str, int] | None, dict[str, int] | None]:
         return (count_changes(agent_a.decision_counts(), before[0]),

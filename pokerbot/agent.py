@@ -49,6 +49,10 @@ class Agent(ABC):
     def begin_match(self, game: GameDef) -> None:
         """Called once before the first hand."""
 
+    def set_match_hands(self, hands: int) -> None:
+        """Told the match's length before ``begin_match`` by runners that know it (the ACPC protocol does not
+        carry it): the dealer's time bank is ``t_per_hand`` x the match's hands. The default ignores it."""
+
     def begin_hand(self, view: MatchState) -> None:
         """Called with the first view of each hand (blinds posted, own cards dealt)."""
 

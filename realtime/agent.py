@@ -508,6 +508,11 @@ class RealtimeAgent(Agent):
         self.resolver.clear()
         return time.perf_counter() - start
 
+    def set_match_hands(self, hands: int) -> None:
+        """The match's length from the runner, unless the spec gave one (``match_hands``)."""
+        if self.match_hands <= 0:
+            self.match_hands = int(hands)
+
     def begin_match(self, game: GameDef) -> None:
         if game != self.game:
             raise PokerbotError(f"the agent's blueprint is for {self.game.name}, not {game.name}")

@@ -75,8 +75,7 @@ def run_demo(
     results: dict[str, dict[str, Any]] = {}
     hands += hands % 2
     for i, name in enumerate(opponents):
-        agent = make_agent(f"realtime.agent:make_agent?config={config}&blueprint={blueprint}&match_hands={hands}", game,
-                           seed=seed + i)
+        agent = make_agent(f"realtime.agent:make_agent?config={config}&blueprint={blueprint}", game, seed=seed + i)
         spec = f"blueprint.agent:make_agent?path={blueprint}" if name == "blueprint" else name
         opponent = make_agent(spec, game, seed=seed + 100 + i)
         start = time.perf_counter()

@@ -589,3 +589,15 @@ def test_the_factory_warms_a_timed_agent_up(hunl_tiny_home, monkeypatch):
     assert make_agent(game, config="hunl-tiny-river", timed="0", match_hands="300").match_hands == 300
     with pytest.raises(PokerbotError, match="match_hands must be"):
         make_agent(game, config="hunl-tiny-river", timed="0", match_hands="many")
+
+
+def test_a_match_tells_the_agent_its_length_unless_the_spec_did(blueprint):
+    from evaluation.match import play_match
+    from pokerbot.bots import make_agent as make_spec_agent
+
+    game = blueprint.game
+    told = RealtimeAgent(config("resolve", 10), blueprint, seed=1)
+    given = RealtimeAgent(config("resolve", 10), blueprint, seed=1, match_hands=500)
+    for agent in (told, given):
+        play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)
+    assert (told.match_hands, given.match_hands) == (4, 500)
