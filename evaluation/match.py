@@ -88,6 +88,19 @@ class MatchResult:
     def hands_per_second(self) -> float:
         return self.hands / self.seconds if self.seconds > 0 else math.inf
 
+    def speed(self) -> str:
+        """Hands per second, or seconds a hand for agents slower than ten hands a second.
+
+        >>> from pokerbot.gamedef import load_game
+        >>> kuhn = load_game("kuhn")
+        >>> MatchResult(("a", "b"), kuhn, np.zeros(220), seconds=774.0).speed()
+        '3.52 s a hand'
+        >>> MatchResult(("a", "b"), kuhn, np.zeros(3000), seconds=1.5).speed()
+        '2,000 hands/s'
+        """
+        rate = self.hands_per_second
+        return f"{rate:,.0f} hands/s" if rate >= 10 else f"{self.seconds / self.hands:.2f} s a hand"
+
     def summary(self) -> str:
         """One line: A's result against B (no figures when no hand finished: a mean of nothing is not a result)."""
         mode = " duplicate" if self.duplicate else ""
@@ -97,7 +110,7 @@ class MatchResult:
             return f"{a} vs {b} ({self.game.name}, {how}{mode}): no hands finished"
         return (
             f"{a} vs {b} ({self.game.name}, {how}{mode}): {a} {self.win_rate}, "
-            f"{self.hands_per_second:,.0f} hands/s" + self.fallback_text()
+            f"{self.speed()}" + self.fallback_text()
         )
 
     def fallback_text(self) -> str:
@@ -118,7 +131,7 @@ class MatchResult:
         rows = [("match", f"{a} vs {b}"), ("game", self.game.name),
                 ("hands", f"{self.hands:,}{' (duplicate)' if self.duplicate else ''}"
                           f"{', over ACPC' if self.over_acpc else ''}"),
-                (f"{a} (95% CI)", rate), ("speed", f"{self.hands_per_second:,.0f} hands/s" if self.hands else "-")]
+                (f"{a} (95% CI)", rate), ("speed", self.speed() if self.hands else "-")]
         for n, c in zip(self.names, self.decisions):
             note = fallback_note(c)
             if note:
@@ -478,7 +491,7 @@ def baseline_demo(
     rate = result.win_rate
     kind = "duplicate " if duplicate else ""
     print(f"{g.name}: {result.hands} {kind}hands in {result.seconds:.1f} s "
-          f"({result.hands_per_second:,.0f} hands/s), seed {seed}", file=out)
+          f"({result.speed()}), seed {seed}", file=out)
     print(f"  {a:>12}: {rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI)", file=out)
     print(f"  {b:>12}: {-rate.mbb:+9.1f} ± {rate.ci95:.1f} mbb/g (95% CI)", file=out)
     return result
