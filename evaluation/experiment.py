@@ -749,7 +749,7 @@ def _markdown(exp: Experiment, table: list[dict[str, Any]], lbr_table: list[dict
     if paired:
         lines += ["Paired on the same deals and random numbers: A's winnings against B minus the reference's, hand "
                   "by hand (the reference playing B's strategy, this is A's win rate with a smaller variance).", "",
-                  "| A | minus | against B | hands | mbb/g | 95% CI | AIVAT mbb/g | AIVAT 95% CI | hands that differ |",
+                  "| A | minus | against B | hands | mbb/g | 95% CI | AIVAT mbb/g | AIVAT 95% CI | hands with other chips |",
                   "|---|---|---|---:|---:|---:|---:|---:|---:|"]
         for r in paired:
             av = "–" if math.isnan(r["aivat_mbb"]) else f"{r['aivat_mbb']:+.1f}"
