@@ -114,22 +114,29 @@ def test_added_sizes_are_the_agents_own_and_stay_safe(blueprint, base):
     assert exploitability(noop) == pytest.approx(exploitability(Resolver(config("resolve"), blueprint)), abs=1e-9)
 
 
-def test_decisions_are_deterministic_and_the_hand_stays_on_the_subgame(blueprint):
-    game = blueprint.game
-    rng = random.Random(3)
-    a = RealtimeAgent(config("reach", 50), blueprint, seed=7)
-    b = RealtimeAgent(config("reach", 50), blueprint, seed=7)
-    for _ in range(20):
+def _side_by_side(agents, hands: int, seed: int, decide) -> None:
+    """Deal ``hands`` hands and take every agent through each one; ``decide(view)`` returns the action played."""
+    game = agents[0].game
+    rng = random.Random(seed)
+    for _ in range(hands):
         holes, board = deal(game, rng)
         state = State.initial(game, hole_cards=holes, board_cards=board)
-        for agent in (a, b):
+        for agent in agents:
             agent.begin_hand(MatchState(0, state))
         while not state.finished:
-            p = state.current_player
-            view = MatchState(p, state)
-            act_a, act_b = a.act(view), b.act(view)
-            assert act_a == act_b and state.is_legal(act_a)
-            state = state.apply(act_a)
+            state = state.apply(decide(MatchState(state.current_player, state)))
+
+
+def test_decisions_are_deterministic_and_the_hand_stays_on_the_subgame(blueprint):
+    a = RealtimeAgent(config("reach", 50), blueprint, seed=7)
+    b = RealtimeAgent(config("reach", 50), blueprint, seed=7)
+
+    def decide(view: MatchState):
+        act_a, act_b = a.act(view), b.act(view)
+        assert act_a == act_b and view.state.is_legal(act_a)
+        return act_a
+
+    _side_by_side((a, b), 20, 3, decide)
     rounds = {s["round"] for s in a.stats}
     assert rounds == {0, 1}
     d = next(iter(a.resolver.memo.values()))
@@ -558,20 +565,16 @@ def test_warming_up_solves_each_resolved_round_once_and_changes_no_decision(blue
     blueprint_only.warm_up()
     assert seen == [(1, 1)]  # the negative control: an agent that re-solves nothing solves nothing
     monkeypatch.undo()
-    game = blueprint.game
-    rng = random.Random(11)
-    for _ in range(6):
-        holes, board = deal(game, rng)
-        state = State.initial(game, hole_cards=holes, board_cards=board)
-        for agent in (cold, warm):
-            agent.begin_hand(MatchState(0, state))
-        while not state.finished:
-            view = MatchState(state.current_player, state)
-            d_cold, d_warm = cold.decision(view), warm.decision(view)
-            # the same up to rounding: a solve's last bits can differ with the process's state (once seen: 1e-17)
-            np.testing.assert_allclose(d_cold.probs, d_warm.probs, rtol=0, atol=1e-12)
-            state = state.apply(cold.act(view))
-            assert warm.act(view) == state.actions()[-1]
+
+    def decide(view: MatchState):
+        d_cold, d_warm = cold.decision(view), warm.decision(view)
+        # the same up to rounding: a solve's last bits can differ with the process's state (once seen: 1e-17)
+        np.testing.assert_allclose(d_cold.probs, d_warm.probs, rtol=0, atol=1e-12)
+        act = cold.act(view)
+        assert warm.act(view) == act
+        return act
+
+    _side_by_side((cold, warm), 6, 11, decide)
 
 
 def test_the_factory_warms_a_timed_agent_up(hunl_tiny_home, monkeypatch):
