@@ -470,6 +470,7 @@ class RealtimeAgent(Agent):
         self.config = config
         #: Hands in the match when known (0: unknown): the dealer's time bank is ``hand_time_limit`` x this.
         self.match_hands = int(match_hands)
+        self._spec_match_hands = self.match_hands  # the spec's value wins over a runner's
         self.resolver = Resolver(config, blueprint)
         self.game = blueprint.game
         self.seed = agent_seed(config.seed if seed is None else seed)
@@ -510,12 +511,14 @@ class RealtimeAgent(Agent):
 
     def set_match_hands(self, hands: int) -> None:
         """The match's length from the runner, unless the spec gave one (``match_hands``)."""
-        if self.match_hands <= 0:
-            self.match_hands = int(hands)
+        self.match_hands = self._spec_match_hands if self._spec_match_hands > 0 else int(hands)
 
     def begin_match(self, game: GameDef) -> None:
+        """A new match: a new time bank (the hands played and the seconds spent count from zero)."""
         if game != self.game:
             raise PokerbotError(f"the agent's blueprint is for {self.game.name}, not {game.name}")
+        self.hands = 0
+        self.used = 0.0
 
     def begin_hand(self, view: MatchState) -> None:
         if self._worker is not None:  # a cancelled solve still running: it stops at its next check

@@ -411,6 +411,20 @@ def test_the_hand_time_limit_shrinks_the_decision_limit(blueprint, caplog):
     short.begin_hand(view)
     short.used = 0.45
     assert short.time_limit() == pytest.approx(0.15)
+    # The same agent in a second match: a new bank, and the new match's length unless the spec gave one.
+    short.set_match_hands(40)
+    short.begin_match(blueprint.game)
+    short.begin_hand(view)
+    assert (short.hands, short.used, short.match_hands) == (1, 0.0, 2)
+    assert short.time_limit() == pytest.approx(0.5)  # the whole 0.6 s bank again, the action limit binding
+    told = RealtimeAgent(cfg, blueprint, seed=0)
+    for hands in (30, 5):
+        told.set_match_hands(hands)
+        told.begin_match(blueprint.game)
+        assert told.match_hands == hands
+        told.begin_hand(view)
+        told.used = 0.3 * min(1 + HANDS_AHEAD, hands) - 0.1  # all but 0.1 s of what this match allows now
+        assert told.time_limit() == pytest.approx(0.1)
 
 
 def test_the_reported_policy_is_the_one_played(blueprint):
