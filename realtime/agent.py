@@ -427,7 +427,8 @@ class Resolver:
                                    continuations=(conts[0], conts[1]), model=self._leafnet,
                                    rollouts=self.config.rollouts(state.round), seed=seed,
                                    shared_runouts=self.config.leaves.shared_runouts,
-                                   max_bytes=self.config.leaves.max_mb * 2**20)
+                                   max_bytes=self.config.leaves.max_mb * 2**20,
+                                   budget_bytes=self.config.leaf_budget_mb(state.round) * 2**20 or None)
 
 
 def _row(solution: Solution, node: int, nolimit: bool) -> tuple[list[Action], np.ndarray]:

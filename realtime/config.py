@@ -35,6 +35,8 @@ One file per agent::
     time_budget = 4.0             # seconds per decision for this round
     depth_limit = 0               # rounds beyond this one inside the subgame (-1: to the end of the hand)
     rollouts = -1                 # this round's run-outs per rollout leaf (-1: [leaves] rollouts; 0: every one)
+    leaf_mb = -1.0                # this round's budget for rollout leaf values in MiB (-1: none): fewer run-outs
+                                  # are kept where they would take more (their work per iteration grows alike)
     leaves = ""                   # this round's leaf evaluator, "rollout" or "network" ("": [leaves] evaluator);
                                   # "table" in [round.0] with depth_limit = 0: flop-start values of the
                                   # blueprint and the continuations (realtime.preflop_values, built once)
@@ -148,6 +150,12 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
                    "\"\", " + ", ".join(LEAF_EVALUATORS)),
         "rollouts": ("this round's run-outs per rollout leaf (-1: [leaves] rollouts; 0: every run-out once)",
                      ">= -1"),
+        "leaf_mb": ("this round's budget for the rollout evaluator's leaf values in MiB (-1: none, only [leaves] "
+                    "max_mb): where the planned run-outs would take more, the first that fit are kept (a sample of "
+                    "them where every run-out was asked for), logged at info level. A leaf value costs the same "
+                    "work every iteration, so the budget keeps a round's decisions within their time on fine card "
+                    "abstractions (many card classes a run-out) and changes nothing on coarse ones",
+                    "-1 or > 0"),
         "sizes": ("more opening bet sizes for the agent in this round's subgames, on top of the blueprint's: a "
                   "bet menu line (pokerbot.menus.menu_from_spec), e.g. \"pot 0.5,0.75 all_in=0 max_raises=1\"; "
                   "\"\": none"),
@@ -172,6 +180,7 @@ class RoundConfig:
     reuse: bool = False
     leaves: str = ""
     rollouts: int = -1
+    leaf_mb: float = -1.0
     sizes: str = ""
 
     def check(self, where: str) -> RoundConfig:
@@ -196,6 +205,8 @@ class RoundConfig:
         if self.rollouts < -1:
             raise RealtimeConfigError(f"{where}.rollouts must be -1 ([leaves] rollouts), 0 (every run-out) or more, "
                                       f"got {self.rollouts}")
+        if not (self.leaf_mb == -1 or self.leaf_mb > 0):
+            raise RealtimeConfigError(f"{where}.leaf_mb must be -1 (no budget) or positive MiB, got {self.leaf_mb}")
         if self.leaves == "table" and (where != "round.0" or self.depth_limit != 0):
             raise RealtimeConfigError(f"{where}.leaves = 'table' (flop-start values) is for the preflop cut at its end: "
                                       "[round.0] with depth_limit = 0")
@@ -268,6 +279,10 @@ class RealtimeConfig:
         own = self.round(r).rollouts
         return self.leaves.rollouts if own < 0 else own
 
+    def leaf_budget_mb(self, r: int) -> float:
+        """Round ``r``'s budget for rollout leaf values in MiB (its ``leaf_mb``; 0: none)."""
+        return max(self.round(r).leaf_mb, 0.0)
+
     def uses_table(self) -> bool:
         """Whether the preflop is solved with flop-start table leaves (:mod:`realtime.preflop_values`)."""
         c = self.round(0)
@@ -290,6 +305,8 @@ class RealtimeConfig:
             c.pop("min_iterations")
             if c["rollouts"] == -1:
                 c.pop("rollouts")  # the default: digests of files written before the key existed stay
+            if c["leaf_mb"] == -1:
+                c.pop("leaf_mb")  # likewise
         if not d["leaves"]["shared_runouts"]:
             d["leaves"].pop("shared_runouts")  # likewise
         if d["leaves"]["max_mb"] == LeavesConfig.max_mb:

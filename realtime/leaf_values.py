@@ -323,7 +323,9 @@ class RolloutLeafEvaluator(LeafEvaluator):
     dozen on 12-bucket blueprints, up to the 1,326 hands on fine ones). ``max_bytes`` caps them (with the class
     equities held while building): when the planned run-outs do not fit, the first ones that do are kept (a
     sample of them, the same for every leaf, when every run-out was asked for), with a logged warning;
-    :attr:`planned_bytes` and :attr:`rollouts` say what was planned and kept.
+    :attr:`planned_bytes` and :attr:`rollouts` say what was planned and kept. ``budget_bytes`` is the same cut
+    chosen as a budget rather than a memory limit (a round's ``leaf_mb``: the values cost work in proportion to
+    their size every iteration), logged at info level when it binds.
     """
 
     def __init__(
@@ -335,6 +337,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
         seed: int = 0,
         shared: bool = False,
         max_bytes: float | None = None,
+        budget_bytes: float | None = None,
     ) -> None:
         from blueprint.continuation import as_strategy
         from blueprint.model import make_cards
@@ -405,14 +408,18 @@ class RolloutLeafEvaluator(LeafEvaluator):
         need_bytes = np.cumsum(4.0 * k0 * k1 * per_run.sum(axis=0) + 8.0 * per_run[held].sum(axis=0))
         #: Bytes of leaf values (and class equities while building) with every planned run-out.
         self.planned_bytes = float(need_bytes[-1]) if nl else 0.0
-        cap = float("inf") if max_bytes is None else float(max_bytes)
+        memory = float("inf") if max_bytes is None else float(max_bytes)
+        budget = float("inf") if budget_bytes is None else float(budget_bytes)
+        cap = min(memory, budget)
         keep = rollouts if self.planned_bytes <= cap else int(np.searchsorted(need_bytes, cap, side="right"))
         if keep < rollouts:
+            what = "cap" if memory <= budget else "budget"
             if keep == 0:
                 raise SolverError(f"one run-out's leaf values take {need_bytes[0] / 2**20:,.1f} MiB, over the "
-                                  f"{cap / 2**20:,.1f} MiB cap")
-            log.warning(f"leaf values over {rollouts} run-outs would take {self.planned_bytes / 2**20:,.1f} MiB, over the "
-                        f"{cap / 2**20:,.1f} MiB cap: {'sampling' if exhaustive else 'keeping'} {keep} of them")
+                                  f"{cap / 2**20:,.1f} MiB {what}")
+            log.log(logging.WARNING if what == "cap" else logging.INFO,
+                    f"leaf values over {rollouts} run-outs would take {self.planned_bytes / 2**20:,.1f} MiB, over the "
+                    f"{cap / 2**20:,.1f} MiB {what}: {'sampling' if exhaustive else 'keeping'} {keep} of them")
             if exhaustive:  # every run-out does not fit: a sample of them, the same for every leaf
                 pick = np.sort(rng.choice(rollouts, size=keep, replace=False))
                 plans = [(n, sc, bd, [runs[j] for j in pick]) for n, sc, bd, runs in plans]  # rows_of: by cards

@@ -291,6 +291,7 @@ def make_leaf_evaluator(
     seed: int = 0,
     shared_runouts: bool = False,
     max_bytes: float | None = None,
+    budget_bytes: float | None = None,
 ) -> LeafEvaluator:
     """A leaf evaluator for a hold'em subgame, as the real-time agent's config names it.
 
@@ -302,13 +303,14 @@ def make_leaf_evaluator(
     strategies of the model's set, and may have been through the set's one-byte storage) and
     blueprint must be the ones it was trained for; ``options`` picks each player's options
     among the model's (default: the first ``len(continuations[p])``, so a player given
-    ``[blueprint]`` plays option 0, the blueprint). ``max_bytes`` caps the rollout evaluator's leaf values.
+    ``[blueprint]`` plays option 0, the blueprint). ``max_bytes`` caps the rollout evaluator's leaf values, and
+    ``budget_bytes`` (a round's ``leaf_mb``) too, quietly.
     """
     if kind == "rollout":
         from realtime.leaf_values import RolloutLeafEvaluator
 
         return RolloutLeafEvaluator(tree, blueprint, continuations, rollouts=rollouts, seed=seed, shared=shared_runouts,
-                                    max_bytes=max_bytes)
+                                    max_bytes=max_bytes, budget_bytes=budget_bytes)
     if kind != "network":
         raise SolverError(f"unknown leaf evaluator {kind!r} (use 'rollout' or 'network')")
     if model is None:

@@ -201,7 +201,9 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
                           ({"seed": 1.7}, "seed must be a whole number"),
                           ({"action_time_limit": float("nan")}, "action_time_limit must be a number"),
                           ({"hand_time_limit": -1}, "hand_time_limit must be >= 0"),
-                          ({"leaves": {"k": True}}, "k must be a whole number")):
+                          ({"leaves": {"k": True}}, "k must be a whole number"),
+                          ({"round": {"1": {"leaf_mb": 0}}}, "leaf_mb must be -1"),
+                          ({"round": {"1": {"leaf_mb": "lots"}}}, "leaf_mb must be a number")):
         with pytest.raises(RealtimeConfigError, match=message):
             RealtimeConfig.from_dict({"blueprint": "x", **data})
     with pytest.raises(RealtimeConfigError, match=r"\[round.3\]: leduc-nl has rounds 0..1"):
@@ -209,6 +211,8 @@ def test_bad_config_and_spec_are_refused(blueprint, tmp_path):
     with pytest.raises(PokerbotError, match="config="):
         make_agent(load_game("leduc-nl"))
     assert RealtimeConfig.load("hunl-tiny").round(1).depth_limit == 0
+    budget = RealtimeConfig.from_dict({"blueprint": "x", "round": {"1": {"leaf_mb": 32}, "2": {}}})
+    assert (budget.leaf_budget_mb(1), budget.leaf_budget_mb(2)) == (32.0, 0.0)
     assert hand_universe(load_game("hunl")).shape == (1326, 2)
 
 
@@ -540,6 +544,34 @@ def test_sampled_cards_at_rollout_leaves_cost_the_gain_every_card_keeps(blueprin
         one = agent(1, shared)
         # seed 0: -82.5 and +8.7 mbb/g, 888.3 and 541.6 exploitable (over 20 seeds -88.8 and -61.5 on average)
         assert head_to_head(one) < gain - 10.0 and exploitability(one) > 3 * base[0]
+
+
+def test_a_rounds_leaf_budget_reaches_its_rollout_leaves(blueprint, monkeypatch):
+    """``leaf_mb`` of a round is the budget of that round's rollout evaluator: unbinding, the run-outs planned
+    are kept; at half what they take, fewer."""
+    import realtime.leaf_values as lv
+
+    built: list[lv.RolloutLeafEvaluator] = []
+    init = lv.RolloutLeafEvaluator.__init__
+
+    def record(self, *args, **kwargs):
+        init(self, *args, **kwargs)
+        built.append(self)
+
+    monkeypatch.setattr(lv.RolloutLeafEvaluator, "__init__", record)
+
+    def decide(leaf_mb: float) -> lv.RolloutLeafEvaluator:
+        r0 = {"mode": "solve", "gadget": "unsafe", "iterations": 5, "min_iterations": 1, "time_budget": 1e9,
+              "depth_limit": 0, "leaf_mb": leaf_mb}
+        cfg = RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9, "leaves": {"rollouts": 4,
+                                        "shared_runouts": True}, "round": {"0": r0, "1": {"mode": "blueprint"}}})
+        Resolver(cfg, blueprint).decide(State.initial(blueprint.game))
+        return built[-1]
+
+    free = decide(-1)
+    assert free.rollouts == 4
+    assert decide(free.planned_bytes / 2**20).rollouts == 4
+    assert 1 <= decide(free.planned_bytes / 2**21).rollouts < 4
 
 
 def _recording_warm_up(seen: list[tuple[int, int]]):

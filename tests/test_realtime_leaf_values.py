@@ -293,3 +293,33 @@ def test_a_memory_cap_keeps_the_run_outs_that_fit(setup, caplog) -> None:
     assert not np.allclose(v_every, v_sampled)
     # a sample's weight is the whole's: the values are of the same size, not a quarter of them
     assert 0.5 < np.abs(v_sampled).sum() / np.abs(v_every).sum() < 2.0
+
+
+def test_a_leaf_budget_is_the_cap_chosen_quietly(setup, caplog) -> None:
+    """``budget_bytes`` (a round's ``leaf_mb``) cuts the run-outs as the memory cap does, to the same evaluator,
+    but logs at info level (a chosen budget, not a lack of memory); the tighter of the two binds."""
+    import logging
+
+    from realtime.leaf_values import RolloutLeafEvaluator
+
+    bp, tree, sets = setup
+    conts = ([sets[0]], sets[:2])
+    full = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True)
+    r1 = np.random.default_rng(2).random((len(tree.continuation_leaves), 2, tree.num_hands[1]))
+    with caplog.at_level(logging.INFO, logger="realtime"):
+        budget = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True,
+                                      max_bytes=full.planned_bytes * 10, budget_bytes=full.planned_bytes / 2)
+    infos = [r for r in caplog.records if "budget" in r.getMessage()]
+    assert infos and all(r.levelno == logging.INFO for r in infos)
+    capped = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=full.planned_bytes / 2)
+    assert 1 <= budget.rollouts == capped.rollouts < 6
+    np.testing.assert_array_equal(budget.values(0, r1), capped.values(0, r1))
+    # an unbinding budget changes nothing; under a tighter memory cap the cap binds, with its warning
+    loose = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, budget_bytes=full.planned_bytes)
+    np.testing.assert_array_equal(loose.values(0, r1), full.values(0, r1))
+    caplog.clear()
+    with caplog.at_level(logging.INFO, logger="realtime"):
+        RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=full.planned_bytes / 2,
+                             budget_bytes=full.planned_bytes)
+    assert [r.levelno for r in caplog.records if "over the" in r.getMessage()] == [logging.WARNING]
+    assert "MiB cap" in caplog.text
