@@ -411,6 +411,108 @@ def _lbr_piece_path(root: Path, run: LbrRun, first: int, hands: int) -> Path:
     return root / "lbr" / f"{_slug(run.agent)}.{run.settings.label()}.{first:07d}-{first + hands:07d}.npz"
 
 
+def _match_pieces(exp: Experiment) -> list[tuple[tuple[str, str], int, Path, dict[str, Any]]]:
+    """Every match chunk of ``exp``: its matchup, index, file and what it is played for (checked when read)."""
+    out = []
+    for a, b in exp.pairs():
+        for k, n in enumerate(_chunks(exp)):
+            path = exp.directory / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
+            identity = {"agents": [exp.agents[a], exp.agents[b]], "names": [a, b], "game": exp.game, "hands": n,
+                        "seed": exp.seed * 100_003 + k, "duplicate": exp.duplicate, "aivat": exp.aivat,
+                        "value": exp.value}
+            out.append(((a, b), k, path, identity))
+    return out
+
+
+def _lbr_pieces(exp: Experiment) -> list[tuple[LbrRun, Path, dict[str, Any]]]:
+    """Every piece of ``exp``'s LBR runs: its run, file and what it is played for."""
+    return [(run, _lbr_piece_path(exp.directory, run, first, n),
+             {"agent": exp.agents[run.agent], "game": exp.game, "hands": n, "seed": exp.seed,
+              "settings": run.settings.label(), "first_hand": first})
+            for run in exp.lbr for first, n in run.pieces()]
+
+
+@dataclass
+class Progress:
+    """How far one matchup or LBR run of an experiment has got: pieces and hands played, the seconds they took
+    (summed over the pieces, as the results table reports them) and, for matches, both agents' decisions by how
+    they were made. Never its results."""
+
+    what: str
+    pieces: int
+    pieces_done: int
+    hands: int
+    hands_done: int
+    seconds: float
+    agents: tuple[str, ...] = ()
+    decisions: tuple[dict[str, int] | None, dict[str, int] | None] = (None, None)
+
+    def seconds_left(self, workers: int) -> float | None:
+        """The time the rest would take at the pace of the pieces played, over ``workers`` (None: none played)."""
+        if not self.hands_done:
+            return None
+        return self.seconds / self.hands_done * (self.hands - self.hands_done) / max(workers, 1)
+
+
+def experiment_progress(exp: Experiment) -> list[Progress]:
+    """Each matchup's and LBR run's :class:`Progress`, from the pieces on disk (each checked whole, as a run reads
+    them). Reads no results out: a run designed for one look at the end can be watched without a look."""
+    rows: list[Progress] = []
+    for (a, b) in exp.pairs():
+        mine = [(path, ident) for pair, _, path, ident in _match_pieces(exp) if pair == (a, b)]
+        done = [(path, _load_piece(path, ident)) for path, ident in mine if path.exists()]
+        counts = [_piece_decisions(path, meta) for path, (_, meta) in done]
+        rows.append(Progress(f"{a} vs {b}", len(mine), len(done), sum(int(i["hands"]) for _, i in mine),
+                             sum(len(arrays["chips"]) for _, (arrays, _) in done),
+                             float(sum(float(arrays["seconds"]) for _, (arrays, _) in done)), (a, b),
+                             (add_counts(*(c[0] for c in counts)), add_counts(*(c[1] for c in counts)))))
+    for run in exp.lbr:
+        mine = [(path, ident) for r, path, ident in _lbr_pieces(exp) if r is run]
+        pieces = [_load_piece(path, ident)[0] for path, ident in mine if path.exists()]
+        rows.append(Progress(f"LBR {run.settings.label()} vs {run.agent}", len(mine), len(pieces), run.hands,
+                             sum(len(arrays["chips"]) for arrays in pieces),
+                             float(sum(float(arrays["seconds"]) for arrays in pieces))))
+    return rows
+
+
+def format_progress(exp: Experiment, rows: list[Progress]) -> str:
+    """:func:`experiment_progress` as lines for a terminal: pieces and hands played, the pace, the decisions that
+    fell back, and the time the rest would take at the pace so far over the experiment's workers."""
+    lines = [f"{exp.name}: {exp.directory} (results are written when every piece is played)"]
+    width = max((len(r.what) for r in rows), default=0)
+    for r in rows:
+        line = f"  {r.what:<{width}}  {r.pieces_done:>4}/{r.pieces} pieces  {r.hands_done:>7,}/{r.hands:,} hands"
+        if r.hands_done:
+            line += f"  {r.seconds / r.hands_done:.2f} s a hand"
+        notes = [f"{name} {note}" for name, c in zip(r.agents, r.decisions) if (note := fallback_note(c))]
+        lines.append(line + "".join(f"; {n}" for n in notes))
+    if not rows:
+        lines.append("  no matches or LBR runs")
+    left = [r.seconds_left(exp.workers) for r in rows if r.hands_done < r.hands]
+    known = [x for x in left if x is not None]
+    workers = f"{exp.workers} worker{'s' if exp.workers > 1 else ''}"
+    if not left:
+        lines.append("every piece is played: `pokerbot eval` writes the results")
+    elif not known:
+        lines.append("time left: unknown until a piece is played")
+    else:
+        line = f"time left: about {_duration(sum(known))} at {workers}, at the pace so far"
+        if len(known) < len(left):
+            line += f", plus {len(left) - len(known)} run{'s' if len(left) - len(known) > 1 else ''} not started"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def _duration(seconds: float) -> str:
+    """``95`` -> ``'1 min 35 s'``; ``7_500`` -> ``'2 h 5 min'``."""
+    s = int(round(seconds))
+    if s >= 3600:
+        return f"{s // 3600} h {s % 3600 // 60} min"
+    if s >= 60:
+        return f"{s // 60} min {s % 60} s"
+    return f"{s} s"
+
+
 PIECE_KIND = "evaluation piece"
 
 
@@ -534,20 +636,16 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
     jobs = []
     total = 0
     identities: dict[Path, dict[str, Any]] = {}  # what each piece was played for, checked when it is read back
-    for a, b in exp.pairs():
-        for k, n in enumerate(_chunks(exp)):
-            path = root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz"
-            total += n
-            seed = exp.seed * 100_003 + k
-            identities[path] = {"agents": [exp.agents[a], exp.agents[b]], "names": [a, b], "game": exp.game,
-                                "hands": n, "seed": seed, "duplicate": exp.duplicate, "aivat": exp.aivat,
-                                "value": exp.value}
-            if path.exists():
-                continue
-            log = str(root / "logs" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.log")
-            jobs.append((path, (exp.agents[a], exp.agents[b], (a, b), exp.game, n, seed, exp.duplicate, exp.aivat, log,
-                                progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1,
-                                exp.value)))
+    for (a, b), k, path, identity in _match_pieces(exp):
+        n = int(identity["hands"])
+        total += n
+        identities[path] = identity
+        if path.exists():
+            continue
+        log = str(root / "logs" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.log")
+        jobs.append((path, (exp.agents[a], exp.agents[b], (a, b), exp.game, n, identity["seed"], exp.duplicate,
+                            exp.aivat, log, progress and pool.ray is None and len(exp.pairs()) * len(_chunks(exp)) == 1,
+                            exp.value)))
     bar = tqdm(total=total, initial=total - sum(j[1][4] for j in jobs), unit="hand", desc=f"eval {exp.name}",
                disable=not progress, file=sys.stderr, dynamic_ncols=True)
 
@@ -573,15 +671,13 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
     # lengthened later (more hands) and its pieces stay valid.
     lbr_jobs = []
     lbr_total = 0
-    for run in exp.lbr:
-        for first, n in run.pieces():
-            path = _lbr_piece_path(root, run, first, n)
-            lbr_total += n
-            identities[path] = {"agent": exp.agents[run.agent], "game": exp.game, "hands": n, "seed": exp.seed,
-                                "settings": run.settings.label(), "first_hand": first}
-            if path.exists():
-                continue
-            lbr_jobs.append((path, (exp.agents[run.agent], exp.game, n, exp.seed, run.settings, first)))
+    for run, path, identity in _lbr_pieces(exp):
+        n, first = int(identity["hands"]), int(identity["first_hand"])
+        lbr_total += n
+        identities[path] = identity
+        if path.exists():
+            continue
+        lbr_jobs.append((path, (exp.agents[run.agent], exp.game, n, exp.seed, run.settings, first)))
     if lbr_jobs:
         print(f"LBR: {sum(j[1][2] for j in lbr_jobs):,} of {lbr_total:,} hands to play", file=out, flush=True)
     lbr_bar = tqdm(total=lbr_total, initial=lbr_total - sum(j[1][2] for j in lbr_jobs), unit="hand",

@@ -139,6 +139,59 @@ def test_lbr_runs_are_resumable_pieces_of_one_run(tmp_path: Path, monkeypatch):
 _real_lbr_chunk = experiment.lbr_chunk
 
 
+def test_status_shows_progress_and_no_results(tmp_path: Path, capsys, monkeypatch):
+    """``--status`` counts the pieces and hands played, their pace and the time left, reads each piece as a run
+    does (a damaged one is refused), prints no win rate and plays nothing."""
+    cfg = tmp_path / "e.toml"
+    cfg.write_text("name = 'st'\ngame = 'kuhn'\nhands = 40\nchunk = 20\nseed = 3\nmatchups = [['a', 'b'], ['a', 'c']]\n"
+                   "[agents]\na = 'call'\nb = 'raise'\nc = 'random'\n[[lbr]]\nagent = 'b'\nhands = 40\nchunk = 20\n")
+    out = tmp_path / "out"
+
+    def refuse(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("--status played a piece")
+
+    with monkeypatch.context() as m:
+        m.setattr(experiment, "play_chunk", refuse)
+        m.setattr(experiment, "lbr_chunk", refuse)
+        assert main(["eval", str(cfg), "--out", str(out), "--status"]) == 0
+    text = capsys.readouterr().out
+    assert "0/2 pieces" in text and "time left: unknown until a piece is played" in text
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress", "--hands", "20", "--lbr-hands", "20"]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(cfg), "--out", str(out), "--status"]) == 0
+    text = capsys.readouterr().out
+    lines = text.splitlines()
+    assert lines[0].startswith("st: ")
+    assert "a vs b" in lines[1] and "1/2 pieces" in lines[1] and "20/40 hands" in lines[1] and "s a hand" in lines[1]
+    assert "a vs c" in lines[2] and "1/2 pieces" in lines[2]
+    assert "LBR FCPA vs b" in lines[3] and "20/40 hands" in lines[3]
+    assert lines[-1].startswith("time left: about ") and "not started" not in lines[-1]
+    assert "mbb" not in text and "±" not in text  # no results
+    exp = load_experiment(cfg)
+    exp.out = str(out)
+    rows = experiment.experiment_progress(exp)
+    assert [(r.pieces_done, r.hands_done) for r in rows] == [(1, 20), (1, 20), (1, 20)]
+    assert rows[0].seconds_left(2) == pytest.approx(rows[0].seconds / 2)  # 20 hands left at 2 workers
+    # an agent's fallbacks are named (the baseline bots count no decisions)
+    from pokerbot.agent import FELL_BACK
+
+    rows[0].decisions = ({"solved": 30, f"{FELL_BACK}: time limit": 2}, None)
+    assert "a fell back at 2 of 32 decisions (time limit 2)" in experiment.format_progress(exp, rows).splitlines()[1]
+    # a piece changed on disk is refused, as a run refuses it
+    piece = out / "matches" / "a_vs_b.000.npz"
+    with np.load(piece) as f:
+        arrays = {k: f[k] for k in f.files}
+    arrays["seconds"] = arrays["seconds"] + 1.0
+    np.savez(piece, **arrays)
+    assert main(["eval", str(cfg), "--out", str(out), "--status"]) == 1
+    assert "checksum mismatch" in capsys.readouterr().err
+    piece.unlink()
+    assert main(["eval", str(cfg), "--out", str(out), "--no-progress"]) == 0
+    capsys.readouterr()
+    assert main(["eval", str(cfg), "--out", str(out), "--status"]) == 0
+    assert "every piece is played" in capsys.readouterr().out
+
+
 @pytest.mark.parametrize("text,message", [
     ("game = 'kuhn'\n[agents]\na = 'call'\nb = 'raise'\n", "nothing to do"),
     ("game = 'kuhn'\nbogus = 1\n[agents]\na = 'call'\n", "unknown keys"),

@@ -24,6 +24,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--ray-address", default=None,
                         help="ray cluster address ('auto', host:port) (default: the file's `ray_address`; '' is local)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
+    parser.add_argument("--status", action="store_true",
+                        help="print how far the experiment has got (pieces and hands played, pace, fallbacks, time "
+                             "left) without its results, and play nothing; safe beside a running evaluation")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,6 +50,11 @@ def run(args: argparse.Namespace) -> int:
         exp.workers = args.workers
     if args.ray_address is not None:
         exp.ray_address = args.ray_address
+    if args.status:
+        from evaluation.experiment import experiment_progress, format_progress
+
+        print(format_progress(exp, experiment_progress(exp)))
+        return 0
     from pokerbot.resources import cap_workers
 
     exp.workers = cap_workers(exp.workers, "workers", exp.ray_address)
