@@ -325,7 +325,7 @@ class RolloutLeafEvaluator(LeafEvaluator):
     sample of them, the same for every leaf, when every run-out was asked for), with a logged warning;
     :attr:`planned_bytes` and :attr:`rollouts` say what was planned and kept. ``budget_bytes`` is the same cut
     chosen as a budget rather than a memory limit (a round's ``leaf_mb``: the values cost work in proportion to
-    their size every iteration), logged at info level when it binds.
+    their size every iteration), logged at info level when it binds; it keeps at least one run-out.
     """
 
     def __init__(
@@ -410,13 +410,18 @@ class RolloutLeafEvaluator(LeafEvaluator):
         self.planned_bytes = float(need_bytes[-1]) if nl else 0.0
         memory = float("inf") if max_bytes is None else float(max_bytes)
         budget = float("inf") if budget_bytes is None else float(budget_bytes)
-        cap = min(memory, budget)
-        keep = rollouts if self.planned_bytes <= cap else int(np.searchsorted(need_bytes, cap, side="right"))
-        if keep < rollouts:
-            what = "cap" if memory <= budget else "budget"
-            if keep == 0:
-                raise SolverError(f"one run-out's leaf values take {need_bytes[0] / 2**20:,.1f} MiB, over the "
-                                  f"{cap / 2**20:,.1f} MiB {what}")
+
+        def fit(cap: float) -> int:
+            return rollouts if self.planned_bytes <= cap else int(np.searchsorted(need_bytes, cap, side="right"))
+
+        keep = fit(memory)
+        if keep == 0:
+            raise SolverError(f"one run-out's leaf values take {need_bytes[0] / 2**20:,.1f} MiB, over the "
+                              f"{memory / 2**20:,.1f} MiB cap")
+        by_budget = max(fit(budget), 1)  # a budget is a time aim: at least one run-out
+        if keep < rollouts or by_budget < rollouts:
+            what, cap = ("cap", memory) if keep <= by_budget else ("budget", budget)
+            keep = min(keep, by_budget)
             log.log(logging.WARNING if what == "cap" else logging.INFO,
                     f"leaf values over {rollouts} run-outs would take {self.planned_bytes / 2**20:,.1f} MiB, over the "
                     f"{cap / 2**20:,.1f} MiB {what}: {'sampling' if exhaustive else 'keeping'} {keep} of them")

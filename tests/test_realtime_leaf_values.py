@@ -323,3 +323,8 @@ def test_a_leaf_budget_is_the_cap_chosen_quietly(setup, caplog) -> None:
                              budget_bytes=full.planned_bytes)
     assert [r.levelno for r in caplog.records if "over the" in r.getMessage()] == [logging.WARNING]
     assert "MiB cap" in caplog.text
+    # a budget under one run-out keeps one (a time aim), where a memory cap under one is refused
+    one = RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, budget_bytes=1.0)
+    assert one.rollouts == 1
+    with pytest.raises(SolverError, match="cap"):
+        RolloutLeafEvaluator(tree, bp, conts, rollouts=6, seed=3, shared=True, max_bytes=1.0, budget_bytes=1.0)
