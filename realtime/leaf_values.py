@@ -161,6 +161,8 @@ def _evaluate(player, reach_t, group, cls, u_off, u_rows, u_cols, U, weight, out
     nch = (nr + _CHUNK - 1) // _CHUNK
     most = max(u_rows.max(), u_cols.max()) + 1 if u_rows.size else 1
     part = np.zeros((nl * nch, nh, k_own))
+    uk_own = np.uint64(k_own)  # unsigned indices: a signed one costs a wrap-around check that stops LLVM's vectoriser
+    uk_opp = np.uint64(k_opp)
     for t in prange(nl * nch):
         l = t // nch
         r0 = (t % nch) * _CHUNK
@@ -181,16 +183,16 @@ def _evaluate(player, reach_t, group, cls, u_off, u_rows, u_cols, U, weight, out
             co = cls_opp[g, r]
             binned[: (n_opp + 1) * k_opp] = 0.0
             for h in range(no):
-                c = co[h] * k_opp
-                for k in range(k_opp):
+                c = np.uint64(co[h]) * uk_opp
+                for k in range(uk_opp):
                     binned[c + k] += rt[h, k]
             base = u_off[l, r]
             if player == 0:  # vals[a, k0] = w * U_lr[a, k0, :, :] . binned
                 width = n1 * k_opp
                 for i in range(n0 * k_own):
                     s = 0.0
-                    row = base + i * width
-                    for j in range(width):
+                    row = np.uint64(base + i * width)
+                    for j in range(np.uint64(width)):
                         s += U[row + j] * binned[j]
                     vals[i] = w * s
             else:  # vals[b, k1] = -w * sum_(a, k0) binned[a, k0] U_lr[a, k0, b, k1]
@@ -198,15 +200,15 @@ def _evaluate(player, reach_t, group, cls, u_off, u_rows, u_cols, U, weight, out
                 vals[:width] = 0.0
                 for i in range(n0 * k_opp):
                     x = binned[i]
-                    row = base + i * width
-                    for j in range(width):
+                    row = np.uint64(base + i * width)
+                    for j in range(np.uint64(width)):
                         vals[j] += U[row + j] * x
                 for j in range(width):
                     vals[j] *= -w
             vals[n_own * k_own : (n_own + 1) * k_own] = 0.0
             for h in range(nh):
-                c = cp[h] * k_own
-                for k in range(k_own):
+                c = np.uint64(cp[h]) * uk_own
+                for k in range(uk_own):
                     pt[h, k] += vals[c + k]
     for l in prange(nl):
         for t in range(l * nch, (l + 1) * nch):
