@@ -83,7 +83,7 @@ def hunl_flop(rollouts: int = 3, k: int = 4, target_pct: float = 1.0) -> dict[st
     print(f"first iteration (equity table of {int(tree.leaf_equity.sum())} all-in leaves, compile): "
           f"{setup[0]:.2f} s wall, {setup[1]:.2f} s CPU")
     mem = solver.memory_bytes()
-    mem += sum(a.nbytes for a in (ev._U, ev._U_t)) + sum(c.nbytes for c in ev._cls)
+    mem += ev._U.nbytes + sum(c.nbytes for c in ev._cls)
     mem += sum(v.nbytes for v in tree.equity_tables.values()) * 2
     print(f"memory: tree + 2 strategy arrays ({solver.dtype.name}) + leaf data + equity tables = {mem / 1e6:.1f} MB")
     target = target_pct / 100 * pot / game.big_blind * 1000  # mbb/g

@@ -70,13 +70,13 @@ from pokerbot.matchstate import MatchState
 from pokerbot.npz import write_npy
 from pokerbot.solver.best_response import uniform_strategy
 from pokerbot.solver.gadgets import SubgameSolver, alternative_values, gifts, reach_at
-from pokerbot.solver.leaves import LeafEvaluator
+from pokerbot.solver.leaves import EquityTable, LeafEvaluator, equity_counts
 from pokerbot.solver.navigate import find_node
 from pokerbot.solver.tree import PublicTree, build_tree, hand_universe
 from pokerbot.state import Action, State
 from realtime.config import RealtimeConfig, RealtimeConfigError, RoundConfig
 from realtime.network_leaves import agent_leaf_model, make_leaf_evaluator
-from realtime.subgame import SubgameMenu, blueprint_on_tree, public_key, sampled_equity
+from realtime.subgame import SubgameMenu, blueprint_on_tree, public_key
 
 log = logging.getLogger("realtime")
 
@@ -161,16 +161,16 @@ class Resolver:
         self.leaf_source: Callable[[PublicTree, int, State], LeafEvaluator] = self.config_leaves
         # The leaf-value network, loaded and checked against the blueprint, continuations and rounds up front.
         self._leafnet = agent_leaf_model(config, blueprint, self.opponent_continuations()) if config.network_rounds() else None
-        self._equity: dict[tuple[int, ...], dict[str, dict[int, np.ndarray]]] = {}
+        self._equity: dict[tuple[int, ...], dict[str, dict[int, EquityTable]]] = {}
         # Preflop tables (built once per machine, cached on disk) are loaded up front, never inside a timed decision.
         self._table = None
-        self._preflop_equity: np.ndarray | None = None
+        self._preflop_equity: EquityTable | None = None
         if config.uses_table():
             from realtime.preflop_values import FlopStartTable, preflop_equity
 
             log.info("loading the flop-start table of %s (built on first use: minutes)", config.blueprint)
             self._table = FlopStartTable(blueprint, self.opponent_continuations())
-            self._preflop_equity = preflop_equity(self.game)
+            self._preflop_equity = EquityTable.of(preflop_equity(self.game))
         for r, rc in config.rounds:
             if rc.mode == "solve" and rc.time_budget > config.action_time_limit:
                 log.warning("round %d time budget %.1f s exceeds the action time limit %.1f s: the limit applies",
@@ -312,10 +312,10 @@ class Resolver:
         if root.round == 0 and self._preflop_equity is not None:
             for b in boards:
                 tree.equity_tables.setdefault(b, self._preflop_equity)  # the preflop has one board: no cards
-        elif samples > 0:
+        elif samples > 0:  # estimates from sampled run-outs (every run-out by default: on first use)
             for b in boards:
                 if b not in tree.equity_tables:
-                    tree.equity_tables[b] = sampled_equity(tree, int(b), samples, self.config.seed + int(b))
+                    tree.equity_tables[b] = equity_counts(tree, int(b), samples, self.config.seed + int(b))
 
     def _gadget_inputs(self, sub: _Subgame, rc: RoundConfig) -> None:
         """The safe gadget's inputs: the opponent's alternative values (and gifts) at the root, from the

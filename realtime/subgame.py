@@ -78,12 +78,3 @@ def blueprint_on_tree(tree: PublicTree, policy: BlueprintPolicy, player: int, ou
         o = int(tree.slot[n])
         out[o : o + len(labels) * nh] = block.ravel()
     return out
-
-
-def sampled_equity(tree: PublicTree, board_id: int, samples: int, seed: int) -> np.ndarray:
-    """:func:`pokerbot.solver.leaves.equity_table` estimated from ``samples`` run-outs drawn without
-    replacement (all of them when there are no more): the all-in leaves of a flop subgame need
-    1,176 run-outs x 1,326^2 hand pairs exactly, too slow per decision on 2 cores."""
-    from pokerbot.solver.leaves import runout_equity
-
-    return runout_equity(tree, board_id, samples, seed)

@@ -26,7 +26,6 @@ from pokerbot.state import State
 from realtime.agent import RealtimeAgent, Resolver, make_agent
 from realtime.config import RealtimeConfig, RealtimeConfigError
 from realtime.exact import EVERY_SIZE, blueprint_exploitability, exploitability, head_to_head
-from realtime.subgame import sampled_equity
 from tests.conftest import deal
 
 RICH = PotFractionMenu((0.25, 0.5, 0.75, 1.5), True, 2)
@@ -175,13 +174,15 @@ def test_preflop_cache_on_disk(blueprint, tmp_path, monkeypatch):
 
 def test_sampled_equity_is_exact_with_every_run_out():
     from pokerbot.solver import build_tree, pot_fraction_menu
-    from pokerbot.solver.leaves import equity_table
+    from pokerbot.solver.leaves import equity_counts, equity_table, runout_equity
 
     tree = build_tree(load_game("nlfh-small"), pot_fraction_menu((1.0,), True, 1), depth_limit=0)
     b = int(tree.board[tree.leaf_nodes[tree.leaf_equity][0]])
-    assert np.abs(sampled_equity(tree, b, 10**9, 0) - equity_table(tree, b)).max() < 1e-12
-    rough = sampled_equity(tree, b, 100, 0)
-    assert 0 < np.abs(rough - equity_table(tree, b)).mean() < 0.1
+    assert np.abs(runout_equity(tree, b, 10**9, 0) - equity_table(tree, b)).max() < 1e-12
+    rough = equity_counts(tree, b, 100, 0)
+    assert 0 < np.abs(rough.dense() - equity_table(tree, b)).mean() < 0.1
+    assert rough.values.dtype == np.int8  # at most 100 run-outs won or lost
+    assert np.abs(rough.dense() - runout_equity(tree, b, 100, 0)).max() < 1e-15
 
 
 def test_bad_config_and_spec_are_refused(blueprint, tmp_path):

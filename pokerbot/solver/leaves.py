@@ -77,21 +77,66 @@ def check_choices(num_choices: tuple[int, int]) -> tuple[int, int]:
 # --- equity leaves -------------------------------------------------------------------
 
 
-def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
-    """``E[h0, h1]``: P(h0 wins) - P(h0 loses) over every run-out of board ``board_id`` (0 if they share a card).
+@dataclass(frozen=True)
+class EquityTable:
+    """An equity matrix ``E[h0, h1] = scale * values[h0, h1]`` (see :func:`equity_table`).
 
-    Kept in ``tree.equity_tables`` (which a caller may seed). Cost: run-outs x H0 x H1 comparisons (HUNL
-    flop: 1,081 x 1,176^2).
+    Counted over run-outs (:func:`equity_counts`), ``values`` holds each hand pair's whole number of run-outs
+    won less those lost, in the smallest integer type that holds them (int8 on a HUNL turn: 44 river cards;
+    int16 on a flop: 990 run-outs), and ``scale`` is one over the run-outs: a leaf's products read an eighth or
+    a quarter of a float64 table's bytes, and the values are those of the float table to the last bit or one.
+    A table given as floats (a precomputed preflop table) has ``scale = 1``.
+
+    >>> t = EquityTable(np.array([[0, 3], [-3, 0]], dtype=np.int8), 0.25)
+    >>> t.dense().tolist(), t.transposed().values.tolist()
+    ([[0.0, 0.75], [-0.75, 0.0]], [[0, -3], [3, 0]])
     """
+
+    values: np.ndarray
+    scale: float
+
+    @classmethod
+    def of(cls, e: np.ndarray) -> EquityTable:
+        """A float table as it is (scale 1)."""
+        return cls(np.ascontiguousarray(e, dtype=np.float64), 1.0)
+
+    def dense(self) -> np.ndarray:
+        """``E`` as float64."""
+        return self.values * self.scale if self.scale != 1.0 else np.asarray(self.values, dtype=np.float64)
+
+    def transposed(self) -> EquityTable:
+        """``E.T`` (player 1's side), contiguous."""
+        return EquityTable(np.ascontiguousarray(self.values.T), self.scale)
+
+    @property
+    def nbytes(self) -> int:
+        return int(self.values.nbytes)
+
+
+def equity_entry(tree: PublicTree, board_id: int, player: int = 0) -> EquityTable:
+    """Board ``board_id``'s :class:`EquityTable` from ``player``'s side (player 1: the transpose), kept in
+    ``tree.equity_tables`` / ``tree.equity_tables_t`` (which a caller may seed). Cost: run-outs x H0 x H1
+    comparisons (HUNL flop: 1,081 x 1,176^2), once per board."""
     cache = tree.equity_tables
     if board_id not in cache:
-        cache[board_id] = runout_equity(tree, board_id)
-    return cache[board_id]
+        cache[board_id] = equity_counts(tree, board_id)
+    if player == 0:
+        return cache[board_id]
+    cache_t = tree.equity_tables_t
+    if board_id not in cache_t:
+        cache_t[board_id] = cache[board_id].transposed()
+    return cache_t[board_id]
 
 
-def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, seed: int = 0) -> np.ndarray:
-    """:func:`equity_table` (not cached), or with ``samples`` its estimate from that many run-outs drawn
-    without replacement (seeded; all of them when there are no more)."""
+def equity_table(tree: PublicTree, board_id: int) -> np.ndarray:
+    """``E[h0, h1]``: P(h0 wins) - P(h0 loses) over every run-out of board ``board_id`` (0 if they share a card),
+    as float64 (:func:`equity_entry` holds it compactly)."""
+    return equity_entry(tree, board_id).dense()
+
+
+def _runout_counts(tree: PublicTree, board_id: int, samples: int | None, seed: int) -> tuple[np.ndarray, float]:
+    """Run-outs won less run-outs lost per hand pair of board ``board_id`` (float64 whole numbers, zero for pairs
+    sharing a card or blocked by the board), over every run-out or ``samples`` of them, and what divides them."""
     from pokerbot.solver.strength import hand_strengths
 
     game = tree.game
@@ -114,23 +159,32 @@ def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, s
     out = np.zeros(tree.num_hands)
     valid = (tree.valid[0][board_id], tree.valid[1][board_id])
     payoffs.equity_matrix(tree.hands[0], tree.hands[1], strengths[0], strengths[1], valid[0], valid[1], out)
-    out /= math.comb(free, missing) * len(chosen) / len(runouts)
     # Hands blocked by the board itself never reach this leaf; zero them for clarity.
     out *= valid[0][:, None] * valid[1][None, :]
-    return out
+    return out, math.comb(free, missing) * len(chosen) / len(runouts)
 
 
-def equity_table_transposed(tree: PublicTree, board_id: int) -> np.ndarray:
-    """``equity_table(tree, board_id).T`` as a contiguous array (kept in ``tree.equity_tables_t``): player 1's side."""
-    cache = tree.equity_tables_t
-    if board_id not in cache:
-        cache[board_id] = np.ascontiguousarray(equity_table(tree, board_id).T)
-    return cache[board_id]
+def runout_equity(tree: PublicTree, board_id: int, samples: int | None = None, seed: int = 0) -> np.ndarray:
+    """:func:`equity_table` (not cached), or with ``samples`` its estimate from that many run-outs drawn
+    without replacement (seeded; all of them when there are no more)."""
+    counts, divisor = _runout_counts(tree, board_id, samples, seed)
+    return counts / divisor
+
+
+def equity_counts(tree: PublicTree, board_id: int, samples: int | None = None, seed: int = 0) -> EquityTable:
+    """:func:`runout_equity` as an :class:`EquityTable` of whole-number counts (not cached)."""
+    counts, divisor = _runout_counts(tree, board_id, samples, seed)
+    most = float(np.abs(counts).max()) if counts.size else 0.0
+    dtype = next((t for t in (np.int8, np.int16, np.int32) if most <= np.iinfo(t).max), None)
+    if dtype is None:
+        return EquityTable.of(counts / divisor)
+    return EquityTable(counts.astype(dtype), 1.0 / divisor)
 
 
 @njit(cache=True, parallel=True, fastmath=True)
 def equity_products(e: np.ndarray, r: np.ndarray, stake: np.ndarray) -> np.ndarray:
-    """``out[k, h] = stake[k] * sum_j e[h, j] * r[k, j]``: an equity table times each leaf's opponent reach.
+    """``out[k, h] = stake[k] * sum_j e[h, j] * r[k, j]``: an equity table (float or whole-number counts) times each
+    leaf's opponent reach.
 
     Rows in parallel on numba's threads (a BLAS call here would share the cores with numba's spinning
     workers between the pass kernels: 4x slower measured); each row is read once for every leaf.
@@ -190,10 +244,10 @@ class LeafLayout:
             boards = tree.board[tree.leaf_nodes[eq]]
             for b in np.unique(boards):
                 ids = eq[boards == b]
-                e = equity_table(tree, int(b)) if player == 0 else equity_table_transposed(tree, int(b))
-                stake = tree.amount[tree.leaf_nodes[ids]]
+                e = equity_entry(tree, int(b), player)
+                stake = tree.amount[tree.leaf_nodes[ids]].astype(np.float64)
                 r = np.ascontiguousarray(opp_reach[ids, 0], dtype=np.float64)  # (n, H_o)
-                out[ids, 0] = equity_products(e, r, (stake if player == 0 else -stake).astype(np.float64))
+                out[ids, 0] = equity_products(e.values, r, (stake if player == 0 else -stake) * e.scale)
         return out
 
     @property

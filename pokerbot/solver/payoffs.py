@@ -21,7 +21,7 @@ and are the tests' oracles.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 @njit(cache=True, fastmath=True)
 def fold_into(out, reach_o, t_cards, o_cards, t_same, stake, card_sum):
@@ -121,32 +121,37 @@ def showdown_values(reach_o, t_cards, o_cards, t_order, t_str, o_order, o_str, s
     return out
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True, fastmath=True, parallel=True)
 def equity_matrix(hands0, hands1, strengths0, strengths1, valid0, valid1, out):
     """``out[i, j]`` += (runouts hand0 ``i`` wins - runouts it loses to hand1 ``j``), hands disjoint.
 
     ``strengths*`` (runouts, H) are showdown strengths per runout (-1 where the hand
     is blocked by the runout); ``valid*`` the hands missing the board before it.
+    Blocks of rows in parallel, each over the run-outs in order (whole numbers: the same sums on any
+    number of threads).
     """
     nr = strengths0.shape[0]
     n0 = hands0.shape[0]
     n1 = hands1.shape[0]
     k = hands0.shape[1]
-    for r in range(nr):
-        s0 = strengths0[r]
-        s1 = strengths1[r]
-        for i in range(n0):
-            a = s0[i]
-            if a < 0:
-                continue
-            row = out[i]
-            for j in range(n1):
-                b = s1[j]
-                if b >= 0:
-                    if a > b:
-                        row[j] += 1.0
-                    elif a < b:
-                        row[j] -= 1.0
+    blocks = min(n0, 64)
+    for blk in prange(blocks):
+        lo = blk * n0 // blocks
+        hi = (blk + 1) * n0 // blocks
+        for r in range(nr):
+            s0 = strengths0[r]
+            s1 = strengths1[r]
+            for i in range(lo, hi):
+                a = s0[i]
+                if a < 0:
+                    continue
+                for j in range(n1):
+                    b = s1[j]
+                    if b >= 0:
+                        if a > b:
+                            out[i, j] += 1.0
+                        elif a < b:
+                            out[i, j] -= 1.0
     # Hands sharing a card never meet.
     for i in range(n0):
         for j in range(n1):

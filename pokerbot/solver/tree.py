@@ -44,7 +44,7 @@ import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
@@ -54,6 +54,9 @@ from pokerbot.errors import SolverError
 from pokerbot.gamedef import GameDef
 from pokerbot.menus import BetMenuFn, PotFractionMenu, limit_menu, menu_from_spec, menu_spec
 from pokerbot.state import State
+
+if TYPE_CHECKING:
+    from pokerbot.solver.leaves import EquityTable
 
 __all__ = [
     "CHANCE", "DECISION", "DEFAULT_NOLIMIT_MENU", "FOLD_NODE", "LEAF", "SHOWDOWN", "PotFractionMenu",
@@ -147,10 +150,11 @@ class PublicTree:
     iso_perm: tuple[np.ndarray, np.ndarray] = field(
         default_factory=lambda: (np.zeros((0, 0), dtype=np.int32), np.zeros((0, 0), dtype=np.int32)))
     #: The equity tables of the all-in (equity) leaves by board id, player 0's side and its transpose
-    #: (:func:`pokerbot.solver.leaves.equity_table`): filled on first use. A caller may seed them (an
-    #: estimate, precomputed tables) or hand the same dictionaries to several trees of one board.
-    equity_tables: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
-    equity_tables_t: dict[int, np.ndarray] = field(default_factory=dict, repr=False, compare=False)
+    #: (:class:`pokerbot.solver.leaves.EquityTable`, :func:`pokerbot.solver.leaves.equity_entry`): filled on
+    #: first use. A caller may seed them (an estimate, precomputed tables) or hand the same dictionaries to
+    #: several trees of one board.
+    equity_tables: dict[int, EquityTable] = field(default_factory=dict, repr=False, compare=False)
+    equity_tables_t: dict[int, EquityTable] = field(default_factory=dict, repr=False, compare=False)
     #: What the solver derives from the tree once and reuses (pass plans, leaf layouts, parents, best-response
     #: perspectives, work arrays), by name: one home for those caches, filled by the modules that need them.
     derived: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
