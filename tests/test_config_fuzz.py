@@ -270,9 +270,9 @@ RANGES: dict[str, dict[str, tuple[float | None, float | None]]] = {
         "workers": POSITIVE, "sync_every": POSITIVE},
     "realtime.config.RealtimeConfig": {"seed": SEED, "action_time_limit": (1e-3, None), "hand_time_limit": (0.0, None)},
     "realtime.config.RoundConfig": {"iterations": POSITIVE, "min_iterations": COUNT, "time_budget": (1e-9, None),
-                                    "depth_limit": (-1, None)},
-    "realtime.config.LeavesConfig": {"k": POSITIVE, "factor": (1e-300, None), "rollouts": POSITIVE,
-                                     "equity_samples": COUNT},
+                                    "depth_limit": (-1, None), "rollouts": (-1, None), "leaf_mb": (-1.0, None)},
+    "realtime.config.LeavesConfig": {"k": POSITIVE, "factor": (1e-300, None), "rollouts": COUNT,  # 0: every run-out
+                                     "equity_samples": COUNT, "max_mb": (1e-300, None)},
     "realtime.sog.training.TrainConfig": {
         **{f: POSITIVE for f in ("hidden", "layers", "simulations", "steps", "batch_size", "replay_size",
                                  "decay_steps", "eval_seeds", "eval_simulations")},
