@@ -226,3 +226,50 @@ def test_equity_products_are_the_matrix_product():
     e, r, stake = rng.standard_normal((37, 41)), rng.random((3, 41)), np.array([2.0, -1.5, 0.25])
     assert np.allclose(equity_products(e, r, stake), (e @ r.T).T * stake[:, None], rtol=1e-12, atol=1e-12)
     assert not np.allclose(equity_products(e, r, stake), (e @ r.T).T)  # the stakes do scale it
+
+
+def test_equity_tables_are_kept_as_counts_with_the_float_values():
+    """A HUNL turn's all-in equity table is kept as int8 counts (44 river cards) with one scale, a flop's as
+    int16 (990 run-outs): the same matrix as the float computation to the last bit or one, and the all-in leaves'
+    values the same to rounding as from a float table seeded in its place (the control: a different table
+    changes them)."""
+    from pokerbot.cards import parse_cards
+    from pokerbot.solver.leaves import EquityTable, equity_entry, leaf_layout, runout_equity
+    from pokerbot.state import CALL, State, raise_to
+
+    class Zero(LeafEvaluator):  # the continuation leaves: not what is tested here
+        num_choices = (1, 1)
+
+        def __init__(self, tree):  # type: ignore[no-untyped-def]
+            self.tree = tree
+
+        def values(self, player: int, opp_reach: np.ndarray) -> np.ndarray:
+            return np.zeros((opp_reach.shape[0], 1, self.tree.num_hands[player]))
+
+    game = load_game("hunl")
+    menu = pot_fraction_menu((1.0,), True, 1)
+    for board, dtype, most in (("Ks7h2c9d", np.int8, 44), ("Ks7h2c", np.int16, 990)):
+        root = State.initial(game).apply(raise_to(300)).apply(CALL).with_cards(board_cards=parse_cards(board))
+        if len(board) == 8:
+            root = root.apply(CALL).apply(CALL)
+        tree = build_tree(game, menu, root=root, depth_limit=0)
+        assert tree.leaf_equity.any()
+        b = int(tree.board[tree.leaf_nodes[tree.leaf_equity][0]])
+        entry = equity_entry(tree, b)
+        assert entry.values.dtype == dtype and np.abs(entry.values).max() <= most
+        exact = runout_equity(tree, b)
+        np.testing.assert_allclose(entry.dense(), exact, rtol=2.3e-16, atol=0)
+        assert np.array_equal(equity_entry(tree, b, 1).values, entry.values.T)
+        layout = leaf_layout(tree, Zero(tree))
+        rng = np.random.default_rng(3)
+        reach = [rng.random((tree.num_leaves, 1, tree.num_hands[1 - p])) for p in range(2)]
+        counted = [layout.leaf_values(p, reach[p]) for p in range(2)]
+        seeded = build_tree(game, menu, root=root, depth_limit=0)
+        seeded.equity_tables[b] = EquityTable.of(exact)
+        floats = [leaf_layout(seeded, Zero(seeded)).leaf_values(p, reach[p]) for p in range(2)]
+        for c, f in zip(counted, floats):
+            assert np.abs(f).max() > 0
+            np.testing.assert_allclose(c, f, rtol=1e-12, atol=1e-9 * np.abs(f).max())
+        seeded.equity_tables[b] = EquityTable.of(exact * 0.5)
+        seeded.equity_tables_t.clear()
+        assert not np.allclose(leaf_layout(seeded, Zero(seeded)).leaf_values(0, reach[0]), counted[0])
