@@ -458,8 +458,10 @@ def experiment_progress(exp: Experiment) -> list[Progress]:
     """Each matchup's and LBR run's :class:`Progress`, from the pieces on disk (each checked whole, as a run reads
     them). Reads no results out: a run designed for one look at the end can be watched without a look."""
     rows: list[Progress] = []
-    for (a, b) in exp.pairs():
-        mine = [(path, ident) for pair, _, path, ident in _match_pieces(exp) if pair == (a, b)]
+    pieces_of: dict[tuple[str, str], list[tuple[Path, dict[str, Any]]]] = {}
+    for pair, _, path, ident in _match_pieces(exp):
+        pieces_of.setdefault(pair, []).append((path, ident))
+    for (a, b), mine in pieces_of.items():
         done = [(path, _load_piece(path, ident)) for path, ident in mine if path.exists()]
         counts = [_piece_decisions(path, meta) for path, (_, meta) in done]
         rows.append(Progress(f"{a} vs {b}", len(mine), len(done), sum(int(i["hands"]) for _, i in mine),
@@ -659,7 +661,7 @@ def _run_experiment(exp: Experiment, progress: bool, out: Any) -> dict[str, Any]
     bar.close()
     rows: list[MatchRow] = []
     for a, b in exp.pairs():
-        paths = [root / "matches" / f"{_slug(a)}_vs_{_slug(b)}.{k:03d}.npz" for k in range(len(_chunks(exp)))]
+        paths = [path for pair, _, path, _ in _match_pieces(exp) if pair == (a, b)]
         loaded = [_load_piece(path, identities[path]) for path in paths]
         parts = [arrays for arrays, _ in loaded]
         counts = [_piece_decisions(path, meta) for path, (_, meta) in zip(paths, loaded)]
