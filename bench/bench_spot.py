@@ -166,7 +166,8 @@ def postflop(name: str, threads: int) -> None:
 
 
 def agent_turn(iterations: int = 200) -> None:
-    """The real-time agent's turn subgame to the end: the hunl-tiny menu, every one of the 1,326 hands."""
+    """The real-time agent's turn subgame to the end: the hunl-tiny menu, the 1,128 hands the board does not block
+    (as the agent lists them; last, all 1,326 hands of the universe on two threads, as it listed them before)."""
     from pokerbot.cards import parse_cards
     from pokerbot.gamedef import load_game
     from pokerbot.menus import PotFractionMenu
@@ -175,11 +176,15 @@ def agent_turn(iterations: int = 200) -> None:
     from pokerbot.state import State
 
     game = load_game("hunl")
-    root = State.from_betting(game, "r300c/cr600c/", board_cards=parse_cards("Ks9h4c7d"))
-    uni = hand_list(game)
-    tree = build_tree(game, PotFractionMenu.tiny(), root, hands=(uni, uni))
-    old_mb = tree.memory_bytes(3, 8) / 2**20
-    for threads, dtype in ((1, "float32"), (2, "float32"), (2, "compressed")):
+    board = parse_cards("Ks9h4c7d")
+    root = State.from_betting(game, "r300c/cr600c/", board_cards=board)
+    trees = {}
+    for hands in (hand_list(game, board), hand_list(game)):
+        trees[len(hands)] = build_tree(game, PotFractionMenu.tiny(), root, hands=(hands, hands))
+    agent, whole = trees[1128], trees[1326]
+    for tree, threads, dtype in ((agent, 1, "float32"), (agent, 2, "float32"), (agent, 2, "compressed"),
+                                 (whole, 2, "float32")):
+        old_mb = tree.memory_bytes(3, 8) / 2**20
         numba.set_num_threads(min(threads, numba.config.NUMBA_NUM_THREADS))
         s = Solver(tree, "dcfr", dtype=dtype)
         s.iterate(1)

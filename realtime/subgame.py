@@ -8,9 +8,10 @@
 * :func:`blueprint_on_tree` writes the blueprint's strategy into a subgame's strategy array.
 * :func:`public_key` names a public state (betting and board).
 
-Every subgame of a game lists its hands as :func:`pokerbot.solver.tree.hand_universe`
-(the blueprint policy's rows too), so range vectors carry over between subgames without
-re-indexing; :func:`pokerbot.solver.navigate.find_node` finds a live state's node in one.
+A subgame lists the hands of :func:`pokerbot.solver.tree.hand_universe` (the blueprint
+policy's rows) that its root's board does not block, in the universe's order;
+:func:`pokerbot.solver.tree.universe_rows` carries vectors between the two.
+:func:`pokerbot.solver.navigate.find_node` finds a live state's node in a subgame.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from blueprint.policy import BlueprintPolicy
 from pokerbot.actions import action_text
 from pokerbot.menus import BetMenuFn
 from pokerbot.solver.navigate import node_state
-from pokerbot.solver.tree import PublicTree
+from pokerbot.solver.tree import PublicTree, universe_rows
 from pokerbot.state import Action, State
 
 
@@ -67,6 +68,7 @@ def blueprint_on_tree(tree: PublicTree, policy: BlueprintPolicy, player: int, ou
     :class:`SubgameMenu`); the tree's other branches get probability 0.
     """
     nh = tree.num_hands[player]
+    rows = universe_rows(tree, player)
     for n in tree.decision_nodes[player]:
         n = int(n)
         state = node_state(tree, n)
@@ -74,7 +76,7 @@ def blueprint_on_tree(tree: PublicTree, policy: BlueprintPolicy, player: int, ou
         labels = tree.node_labels(n)
         block = np.zeros((len(labels), nh))
         for a, row in zip(actions, probs):
-            block[labels.index(action_text(a, tree.game.nolimit))] = row
+            block[labels.index(action_text(a, tree.game.nolimit))] = row[rows]
         o = int(tree.slot[n])
         out[o : o + len(labels) * nh] = block.ravel()
     return out

@@ -440,7 +440,7 @@ def _leduc_state(bp: Blueprint, betting: str) -> str:
 
 def test_realtime_solve_frequencies_are_the_agents(leduc_agent: tuple[Path, Blueprint]) -> None:
     from evaluation.explore.sources import SolveSource, load_solve
-    from pokerbot.solver.tree import hand_universe
+    from pokerbot.solver.tree import hand_universe, universe_rows
 
     config, bp = leduc_agent
     raise_token = action_text(bp.tree.actions(0)[1])  # the blueprint's preflop raise, r3
@@ -453,10 +453,13 @@ def test_realtime_solve_frequencies_are_the_agents(leduc_agent: tuple[Path, Blue
     combos = _combos(root)
     assert root["board"] == ["Kh"] and root["player"] == 0 and "Kh" not in combos
     assert [a["token"] for a in root["actions"]] == [action_text(a) for a in decision.actions]
+    sol = decision.solution
+    assert sol is not None and "Kh" not in [format_cards(h) for h in sol.tree.hands[0]]  # the board's card: not listed
+    row = {u: i for i, u in enumerate(universe_rows(sol.tree, 0).tolist())}  # the tree's row of a universe hand
     for h, hand in enumerate(universe):
         if hand != "Kh":
             assert combos[hand]["freq"] == decision.probs[:, h].tolist()  # exactly what the agent plays
-            assert combos[hand]["reach"][0] == decision.solution.reach_us[h]  # type: ignore[union-attr]
+            assert combos[hand]["reach"][0] == sol.reach_us[row[h]]
     # One step down: P1 bets; its reach is multiplied by the bet's probability, P2's unchanged.
     bet = root["actions"][1]["token"]
     after = _combos(client.get("/api/node", params={"path": bet}).json())

@@ -651,3 +651,30 @@ def test_a_match_tells_the_agent_its_length_unless_the_spec_did(blueprint):
     for agent in (told, given):
         play_match(agent, make_spec_agent("call", game, seed=2), game, 4, seed=3, progress=False)
     assert (told.match_hands, given.match_hands) == (4, 500)
+
+
+def test_subgames_list_only_unblocked_hands_and_solve_as_over_the_universe(blueprint):
+    """A subgame lists only the hands its root's board does not block; vectors cross between subgames (the
+    preflop solve to the end is the previous solution of the flop's safe re-solves, its alternative values and
+    gifts carried from 6 hands to 5) and back to the universe's hands at every decision. The composed agent is
+    the one that lists every hand of the universe (blocked ones with zero validity), up to rounding: 12
+    iterations, as DCFR amplifies rounding where a hand is indifferent (1e-16 grows to 1e-6 in 60 iterations)."""
+    r = {"mode": "solve", "gadget": "reach", "iterations": 12, "min_iterations": 1, "algorithm": "dcfr",
+         "time_budget": 1e9}
+    cfg = RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9,
+                                    "round": {"0": dict(r, depth_limit=-1), "1": dict(r, reuse=False)}})
+    compact, whole = Resolver(cfg, blueprint), Resolver(cfg, blueprint)
+    whole.compact_hands = False
+    assert exploitability(compact) == pytest.approx(exploitability(whole), rel=1e-9)
+    assert compact.memo.keys() == whole.memo.keys()
+    lists: set[int] = set()
+    carried = 0
+    for key, d in compact.memo.items():
+        w = whole.memo[key]
+        assert d.actions == w.actions and d.source == w.source and d.gadget == w.gadget
+        np.testing.assert_allclose(d.probs, w.probs, rtol=0, atol=1e-9)
+        if d.solution is not None:
+            lists.add(d.solution.tree.num_hands[0])
+            assert w.solution is not None and w.solution.tree.num_hands[0] == 6
+            carried += d.gadget == "reach" and d.solution.tree.root_state.round == 1
+    assert lists == {6, 5} and carried > 0  # preflop: every hand; after the board card: five

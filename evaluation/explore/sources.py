@@ -658,6 +658,7 @@ class SolveSource:
 
     def __init__(self, resolver: Any, state: Any, name: str = "real-time agent") -> None:
         from pokerbot.solver.navigate import find_node
+        from pokerbot.solver.tree import universe_rows
 
         self.name = name
         self.game: GameDef = resolver.game
@@ -687,8 +688,8 @@ class SolveSource:
         if real is None:
             raise ExploreError(f"the agent's subgame does not hold {pub.betting_string()!r}")
         rep, _, r_opp, _ = resolver._replay(pub, us)
-        opp = rep.ranges[-1][1] if real != 0 and rep.states else r_opp
-        opp = opp * tree.valid[1 - us][tree.root_board]
+        opp = rep.ranges[-1][1] if real != 0 and rep.states else r_opp  # over the universe's hands
+        opp = opp[universe_rows(tree, 1 - us)] * tree.valid[1 - us][tree.root_board]
         if not opp.any():
             opp = tree.valid[1 - us][tree.root_board].astype(np.float64)  # as the agent: no information
         self.start = np.zeros((2, len(self.space)))

@@ -61,7 +61,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CHANCE", "DECISION", "DEFAULT_NOLIMIT_MENU", "FOLD_NODE", "LEAF", "SHOWDOWN", "PotFractionMenu",
     "PublicTree", "SolverError", "build_tree", "default_menu", "hand_list", "hand_universe", "limit_menu",
-    "menu_from_spec", "menu_spec", "pot_fraction_menu",
+    "menu_from_spec", "menu_spec", "pot_fraction_menu", "universe_rows",
 ]
 
 
@@ -230,6 +230,31 @@ def hand_universe(game: GameDef) -> np.ndarray:
     (6, 1)
     """
     return _universe(game)
+
+
+def universe_rows(tree: PublicTree, player: int) -> np.ndarray:
+    """The row of :func:`hand_universe` of each of ``player``'s hands in ``tree`` (``int64``, cached on the tree):
+    what carries a range or a strategy between a tree's hand list and the game's whole one.
+
+    >>> from pokerbot.gamedef import load_game
+    >>> game = load_game("leduc-nl")
+    >>> from pokerbot.state import State
+    >>> root = State.from_betting(game, "cc/", board_cards=[game.deck()[0]])
+    >>> tree = build_tree(game, root=root, hands=(hand_list(game, [game.deck()[0]]),) * 2)
+    >>> universe_rows(tree, 0).tolist()
+    [0, 1, 2, 3, 4]
+    """
+    key = f"universe_rows{player}"
+    rows = tree.derived.get(key)
+    if rows is None:
+        index = {tuple(r): i for i, r in enumerate(hand_universe(tree.game).tolist())}
+        try:
+            rows = np.array([index[tuple(r)] for r in tree.hands[player].tolist()], dtype=np.int64)
+        except KeyError as exc:
+            raise SolverError(f"player {player}'s hand {list(exc.args[0])} is not in {tree.game.name}'s hand list") from None
+        rows.setflags(write=False)
+        tree.derived[key] = rows
+    return rows
 
 
 @lru_cache(maxsize=8)
