@@ -188,7 +188,11 @@ class Resolver:
 
     # -- the replay ---------------------------------------------------------------------------
 
-    def _replay(self, state: State, us: int) -> tuple[_Replay, np.ndarray, np.ndarray, Solution | None]:
+    def _replay(self, state: State, us: int, blueprint_ranges: bool = False,
+                ) -> tuple[_Replay, np.ndarray, np.ndarray, Solution | None]:
+        """The hand replayed up to ``state``: the ranges and previous solution before each action, then both ranges
+        and the latest solution at ``state``. Ranges are Bayes's (ours from what the agent played, the opponent's
+        from the latest solution's model of it), or with ``blueprint_ranges`` the blueprint's for both."""
         board = state.board_cards
         s = State.initial(self.game).with_cards(board_cards=board)
         n = len(self.universe)
@@ -203,8 +207,11 @@ class Resolver:
                 d = self.decide(s)
                 if a not in d.actions:
                     raise PokerbotError(f"the agent's own action {a} at {s.betting_string()!r} is not one it plays there")
-                r_us = r_us * d.probs[d.actions.index(a)]
+                mine = self.policy.action_probabilities(s, a) if blueprint_ranges else d.probs[d.actions.index(a)]
+                r_us = r_us * mine
                 prev = d.solution
+            elif blueprint_ranges:
+                r_opp = r_opp * self.policy.action_probabilities(s, a)
             else:
                 r_opp = r_opp * self._opponent_probs(s, a, prev)
             s = s.apply(a)
@@ -255,7 +262,7 @@ class Resolver:
         if self.deadline is not None:
             # leave a tenth of what is left for the average strategy and the row the agent plays
             budget = min(budget, 0.9 * (self.deadline - start))
-        rep, r_us, r_opp, prev = self._replay(state, us)
+        rep, r_us, r_opp, prev = self._replay(state, us, rc.ranges == "blueprint")
         reused = self._reuse(state, rc, prev, start)
         if reused is not None:
             return reused

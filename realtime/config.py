@@ -48,6 +48,9 @@ One file per agent::
     reuse = false                 # true: keep playing the last solution while the hand stays on its tree
                                   # (re-solve only after an opponent action it lacks); false: re-solve
                                   # after every opponent action (Modicum)
+    ranges = "bayes"              # both players' ranges at the subgame's root: "bayes" (ours from the strategy
+                                  # the agent played, the opponent's from its latest solution's model of it) or
+                                  # "blueprint" (both as the blueprint would have played the public history)
 
 >>> cfg = RealtimeConfig.from_dict({"blueprint": "x", "round": {"0": {"mode": "solve", "gadget": "resolve"}}})
 >>> cfg.round(0).gadget, cfg.round(3).mode
@@ -159,6 +162,9 @@ KEY_DOCS: dict[str, dict[str, str | tuple[str, ...]]] = {
         "sizes": ("more opening bet sizes for the agent in this round's subgames, on top of the blueprint's: a "
                   "bet menu line (pokerbot.menus.menu_from_spec), e.g. \"pot 0.5,0.75 all_in=0 max_raises=1\"; "
                   "\"\": none"),
+        "ranges": ("both players' ranges at a subgame's root: bayes (ours from the strategy the agent played, the "
+                   "opponent's from its latest solution's model of it, else the blueprint's) or blueprint (both as "
+                   "the blueprint would have played the public history; an ablation)", "bayes, blueprint"),
     },
 }
 
@@ -182,6 +188,7 @@ class RoundConfig:
     rollouts: int = -1
     leaf_mb: float = -1.0
     sizes: str = ""
+    ranges: str = "bayes"
 
     def check(self, where: str) -> RoundConfig:
         if self.mode not in ("solve", "blueprint"):
@@ -207,6 +214,8 @@ class RoundConfig:
                                       f"got {self.rollouts}")
         if not (self.leaf_mb == -1 or self.leaf_mb > 0):
             raise RealtimeConfigError(f"{where}.leaf_mb must be -1 (no budget) or positive MiB, got {self.leaf_mb}")
+        if self.ranges not in ("bayes", "blueprint"):
+            raise RealtimeConfigError(f"{where}.ranges must be 'bayes' or 'blueprint', got {self.ranges!r}")
         if self.leaves == "table" and (where != "round.0" or self.depth_limit != 0):
             raise RealtimeConfigError(f"{where}.leaves = 'table' (flop-start values) is for the preflop cut at its end: "
                                       "[round.0] with depth_limit = 0")
@@ -307,6 +316,8 @@ class RealtimeConfig:
                 c.pop("rollouts")  # the default: digests of files written before the key existed stay
             if c["leaf_mb"] == -1:
                 c.pop("leaf_mb")  # likewise
+            if c["ranges"] == "bayes":
+                c.pop("ranges")  # likewise
         if not d["leaves"]["shared_runouts"]:
             d["leaves"].pop("shared_runouts")  # likewise
         if d["leaves"]["max_mb"] == LeavesConfig.max_mb:

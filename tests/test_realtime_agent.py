@@ -17,6 +17,7 @@ import pytest
 from blueprint.config import BlueprintConfig
 from blueprint.policy import BlueprintPolicy
 from blueprint.trainer import Trainer
+from pokerbot.actions import action_text
 from pokerbot.errors import PokerbotError
 from pokerbot.gamedef import load_game
 from pokerbot.matchstate import MatchState
@@ -678,3 +679,32 @@ def test_subgames_list_only_unblocked_hands_and_solve_as_over_the_universe(bluep
             assert w.solution is not None and w.solution.tree.num_hands[0] == 6
             carried += d.gadget == "reach" and d.solution.tree.root_state.round == 1
     assert lists == {6, 5} and carried > 0  # preflop: every hand; after the board card: five
+
+
+def test_blueprint_ranges_are_the_blueprints_over_the_public_history(blueprint):
+    """``ranges = "blueprint"`` (the ablation of the agent's own Bayes ranges): both ranges at a subgame's root are
+    the products of the blueprint's probabilities of the actions taken, whatever the agent played before; Bayes's
+    are not (the preflop is re-solved), and the choice reaches the flop's solve."""
+    game = blueprint.game
+    r = {"mode": "solve", "gadget": "unsafe", "iterations": 30, "min_iterations": 1, "time_budget": 1e9}
+
+    def resolver(ranges: str) -> Resolver:
+        return Resolver(RealtimeConfig.from_dict({"blueprint": "-", "action_time_limit": 1e9,
+                                                  "round": {"0": r, "1": dict(r, ranges=ranges)}}), blueprint)
+
+    bayes, blue = resolver("bayes"), resolver("blueprint")
+    raise_token = action_text(blueprint.tree.actions(0)[1])  # the blueprint's preflop raise
+    state = State.from_betting(game, f"{raise_token}c/c").with_cards(board_cards=(game.deck()[2],))
+    us = state.current_player
+    policy = BlueprintPolicy(blueprint)
+    want = [np.ones(len(policy.hands)), np.ones(len(policy.hands))]
+    s = State.initial(game).with_cards(board_cards=state.board_cards)
+    for a in state.actions():
+        want[s.current_player] = want[s.current_player] * policy.action_probabilities(s, a)
+        s = s.apply(a)
+    _, r_us, r_opp, _ = blue._replay(state, us, True)
+    np.testing.assert_array_equal(r_us, want[us])
+    np.testing.assert_array_equal(r_opp, want[1 - us])
+    _, b_us, _, _ = bayes._replay(state, us)
+    assert np.abs(b_us - want[us]).max() > 0.01  # the agent's own preflop is not the blueprint's
+    assert np.abs(bayes.decide(state).probs - blue.decide(state).probs).max() > 1e-3

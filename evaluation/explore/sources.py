@@ -687,7 +687,7 @@ class SolveSource:
         real = find_node(tree, pub)
         if real is None:
             raise ExploreError(f"the agent's subgame does not hold {pub.betting_string()!r}")
-        rep, _, r_opp, _ = resolver._replay(pub, us)
+        rep, _, r_opp, _ = resolver._replay(pub, us, resolver.config.round(pub.round).ranges == "blueprint")
         opp = rep.ranges[-1][1] if real != 0 and rep.states else r_opp  # over the universe's hands
         opp = opp[universe_rows(tree, 1 - us)] * tree.valid[1 - us][tree.root_board]
         if not opp.any():
