@@ -178,10 +178,8 @@ def agent_turn(iterations: int = 200) -> None:
     game = load_game("hunl")
     board = parse_cards("Ks9h4c7d")
     root = State.from_betting(game, "r300c/cr600c/", board_cards=board)
-    trees = {}
-    for hands in (hand_list(game, board), hand_list(game)):
-        trees[len(hands)] = build_tree(game, PotFractionMenu.tiny(), root, hands=(hands, hands))
-    agent, whole = trees[1128], trees[1326]
+    agent, whole = (build_tree(game, PotFractionMenu.tiny(), root, hands=(h, h))
+                    for h in (hand_list(game, board), hand_list(game)))
     for tree, threads, dtype in ((agent, 1, "float32"), (agent, 2, "float32"), (agent, 2, "compressed"),
                                  (whole, 2, "float32")):
         old_mb = tree.memory_bytes(3, 8) / 2**20

@@ -475,15 +475,9 @@ def _to_universe(vec: np.ndarray, tree: PublicTree, player: int, universe: int) 
 
 
 def _carry(vec: np.ndarray, old: PublicTree, new: PublicTree, player: int) -> np.ndarray:
-    """A vector over ``player``'s hands of tree ``old`` on those of tree ``new`` (which ``old`` lists as well)."""
-    if old.hands[player] is new.hands[player] or np.array_equal(old.hands[player], new.hands[player]):
-        return np.asarray(vec)
-    index = np.full(len(hand_universe(old.game)), -1, dtype=np.int64)
-    index[universe_rows(old, player)] = np.arange(old.num_hands[player])
-    rows = index[universe_rows(new, player)]
-    if (rows < 0).any():
-        raise PokerbotError("a subgame lists a hand its previous solution does not")
-    return np.asarray(vec)[rows]
+    """A vector over ``player``'s hands of tree ``old`` on those of tree ``new`` (``old``'s board is part of
+    ``new``'s, so ``old`` lists every hand ``new`` does)."""
+    return _to_tree(_to_universe(vec, old, player, len(hand_universe(old.game))), new, player)
 
 
 #: With the match's length known, how many hands' time budgets the agent may spend ahead of the hands played.

@@ -221,9 +221,9 @@ def hand_list(game: GameDef, exclude: Collection[int] = ()) -> np.ndarray:
 def hand_universe(game: GameDef) -> np.ndarray:
     """Every hole-card combination of ``game`` in the solver's order (:func:`hand_list`), one shared read-only array.
 
-    The one hand list of every subgame of a game and of the blueprint's per-hand strategies
-    (:class:`blueprint.policy.BlueprintPolicy`), so range vectors carry over between them without
-    re-indexing (hands blocked by the board have zero validity in each tree).
+    The hand list of the blueprint's per-hand strategies (:class:`blueprint.policy.BlueprintPolicy`) and of the
+    real-time agent's ranges; its subgames list the part their board does not block, and :func:`universe_rows`
+    carries vectors between the two.
 
     >>> from pokerbot.gamedef import load_game
     >>> hand_universe(load_game("leduc-nl")).shape
@@ -247,7 +247,7 @@ def universe_rows(tree: PublicTree, player: int) -> np.ndarray:
     key = f"universe_rows{player}"
     rows = tree.derived.get(key)
     if rows is None:
-        index = {tuple(r): i for i, r in enumerate(hand_universe(tree.game).tolist())}
+        index = _universe_index(tree.game)
         try:
             rows = np.array([index[tuple(r)] for r in tree.hands[player].tolist()], dtype=np.int64)
         except KeyError as exc:
@@ -255,6 +255,11 @@ def universe_rows(tree: PublicTree, player: int) -> np.ndarray:
         rows.setflags(write=False)
         tree.derived[key] = rows
     return rows
+
+
+@lru_cache(maxsize=8)
+def _universe_index(game: GameDef) -> dict[tuple[int, ...], int]:
+    return {tuple(r): i for i, r in enumerate(hand_universe(game).tolist())}
 
 
 @lru_cache(maxsize=8)
